@@ -1,0 +1,106 @@
+"""Diagnostics: what every check produces and every output format consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from .nodes import Pos
+
+SEVERITIES = ("info", "warning", "error")
+SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceVerdict:
+    """How the real service answers the same input at save time.
+
+    ``status`` is the HTTP status, ``detail`` the exact ``detail`` string of a shape-D reply
+    (or ``None`` for model errors, which the mock server renders from its own model), and
+    ``order`` sorts rejections the way the service's pipeline meets them: the first one wins.
+    ``order`` is ``(stage, check, position...)`` where stage is a letter A-G (see the reference
+    §6) and check the number within that stage.
+    """
+
+    status: int
+    detail: str | None
+    order: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem at one place.
+
+    ``line``/``column`` and ``end_line``/``end_column`` are 1-based; the end is exclusive of the
+    character after the span, like most editors expect. ``help`` is an optional suggestion
+    (``did you mean 'navigation_goal'?``). ``service`` says how the service answers the same
+    input at save time when the rule mirrors a save-time check, and is ``None`` for problems
+    the service accepts.
+    """
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    name: str
+    severity: str
+    message: str
+    help: str | None = None
+    service: ServiceVerdict | None = None
+    #: internal: the character offset of the start, for stable sorting within a line
+    offset: int = field(default=0, compare=False)
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+    def with_path(self, path: str) -> "Diagnostic":
+        return replace(self, path=path)
+
+
+def make(
+    code: str,
+    name: str,
+    severity: str,
+    message: str,
+    start: Pos,
+    end: Pos | None = None,
+    *,
+    path: str = "",
+    help: str | None = None,
+    service: ServiceVerdict | None = None,
+) -> Diagnostic:
+    end = end or start
+    return Diagnostic(
+        path=path,
+        line=start.line,
+        column=start.col,
+        end_line=end.line,
+        end_column=end.col,
+        code=code,
+        name=name,
+        severity=severity,
+        message=message,
+        help=help,
+        service=service,
+        offset=start.offset,
+    )
+
+
+def finalize(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Sort by place and code, and drop exact repeats (two rules may meet one fact)."""
+    seen: set[tuple] = set()
+    out: list[Diagnostic] = []
+    for d in sorted(diags, key=lambda d: d.sort_key):
+        key = (d.path, d.line, d.column, d.code, d.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+def at_or_above(severity: str, level: str) -> bool:
+    return SEVERITY_RANK[severity] >= SEVERITY_RANK[level]

@@ -1,0 +1,122 @@
+"""The public registry of the declarative request model.
+
+Everything else in wflint (schemas, validator, rules, mock server) reads field knowledge from
+here: ``BLOCK_TYPES`` and ``PARAMETER_TYPES`` by tag in the service's order, ``OBJECTS`` by
+``ObjectModel.name``, and a few helpers.
+"""
+
+from __future__ import annotations
+
+from . import enums
+from .blocks import COMMON_BLOCK_FIELDS, STORED_BLOCK_HEAD, TASK_STYLE_STORED_FIELDS
+from .blocks_io import IO_MODELS
+from .blocks_other import OTHER_MODELS
+from .blocks_task import TASK_STYLE_MODELS
+from .parameters import PARAMETER_MODELS
+from .toplevel import DEFINITION, ENVELOPE, REQUEST, TOPLEVEL_OBJECTS
+from .types import Array, Field, ObjectModel, Ref, Union
+
+_ALL_BLOCKS = {m.tag: m for m in (*TASK_STYLE_MODELS, *OTHER_MODELS, *IO_MODELS)}
+
+#: tag → block model, in the service's tag order (§5.1)
+BLOCK_TYPES: dict[str, ObjectModel] = {tag: _ALL_BLOCKS[tag] for tag in enums.BLOCK_TYPE.values}
+
+#: tag → parameter model, in the service's tag order (§4.1)
+PARAMETER_TYPES: dict[str, ObjectModel] = {m.tag: m for m in PARAMETER_MODELS}  # type: ignore[misc]
+
+#: every named object by ``ObjectModel.name``: the nested request objects first, then the
+#: block and parameter models (which are tagged; their ``name`` is the service class name)
+OBJECTS: dict[str, ObjectModel] = {
+    m.name: m for m in (*TOPLEVEL_OBJECTS, *BLOCK_TYPES.values(), *PARAMETER_TYPES.values())
+}
+
+#: parameter keys a user may not declare (§4.4), in the reference's order; ``<label>_output``
+#: keys are reserved too
+RESERVED_PARAMETER_KEYS: tuple[str, ...] = (
+    "current_item", "current_value", "current_index", "current_date", "workflow_title",
+    "workflow_id", "workflow_permanent_id", "workflow_run_id", "workflow_run_outputs",
+    "workflow_run_summary",
+)
+
+#: block types without a ``parameter_keys`` field, as listed in §5.7 (the tests check that the
+#: block models agree)
+BLOCKS_WITHOUT_PARAMETER_KEYS: tuple[str, ...] = (
+    "for_loop", "while_loop", "conditional", "download_to_s3", "upload_to_s3", "file_upload",
+    "send_email", "file_url_parser", "pdf_parser", "wait", "human_interaction", "terminate",
+    "goto_url", "task_v2",
+)
+
+#: the 9 task-style block types (§9.9.2), in tag order
+TASK_STYLE_TYPES: tuple[str, ...] = tuple(
+    tag for tag, m in BLOCK_TYPES.items() if m.extra.get("task_style")
+)
+
+#: variables always present in the run-time template context (§7.2)
+RUNTIME_VARIABLES: tuple[str, ...] = (
+    "workflow_title", "workflow_id", "workflow_permanent_id", "workflow_run_id", "current_date",
+    "browser_session_id", "workflow_run_outputs", "workflow_run_summary",
+)
+#: variables present inside loop bodies only (§7.2)
+LOOP_VARIABLES: tuple[str, ...] = ("current_item", "current_value", "current_index")
+
+
+def block_fields(tag: str) -> tuple[Field, ...]:
+    """The common block fields followed by the type's own fields. KeyError for unknown tags."""
+    return (*COMMON_BLOCK_FIELDS, *BLOCK_TYPES[tag].fields)
+
+
+def _is_block(m: ObjectModel) -> bool:
+    return m.tag is not None and BLOCK_TYPES.get(m.tag) is m
+
+
+def _is_parameter(m: ObjectModel) -> bool:
+    return m.tag is not None and PARAMETER_TYPES.get(m.tag) is m
+
+
+def known_keys(model: ObjectModel) -> set[str]:
+    """Keys the service reads on this object: its fields, plus the discriminator and the
+    common block fields for tagged models. Any other key is dropped silently by the service."""
+    keys = set(model.field_names)
+    if _is_block(model):
+        keys |= {f.name for f in COMMON_BLOCK_FIELDS} | {"block_type"}
+    elif _is_parameter(model):
+        keys.add("parameter_type")
+    return keys
+
+
+def templated_fields() -> list[tuple[str, str, str]]:
+    """(object, field, kind) for every templated field, for the documentation.
+
+    ``object`` is the tag for blocks and parameters and ``ObjectModel.name`` otherwise; kinds
+    are "text", "leaves" and "values" (see ``Field.templated``)."""
+    out: list[tuple[str, str, str]] = []
+    for m in OBJECTS.values():
+        label = m.tag if (_is_block(m) or _is_parameter(m)) else m.name
+        for f in m.fields:
+            if f.templated:
+                out.append((label or m.name, f.name, f.templated))
+    return out
+
+
+def _refs(typ: object) -> list[str]:
+    if isinstance(typ, Ref):
+        return [typ.target]
+    if isinstance(typ, Array):
+        return _refs(typ.items)
+    if isinstance(typ, Union):
+        return [r for o in typ.options for r in _refs(o)]
+    return []
+
+
+def ref_targets() -> set[str]:
+    """Every ``Ref`` target used anywhere in the model (each must be a key of ``OBJECTS``)."""
+    return {r for m in OBJECTS.values() for f in (*m.fields, *COMMON_BLOCK_FIELDS)
+            for r in _refs(f.type)}
+
+
+__all__ = [
+    "BLOCKS_WITHOUT_PARAMETER_KEYS", "BLOCK_TYPES", "COMMON_BLOCK_FIELDS", "DEFINITION",
+    "ENVELOPE", "LOOP_VARIABLES", "OBJECTS", "PARAMETER_TYPES", "REQUEST",
+    "RESERVED_PARAMETER_KEYS", "RUNTIME_VARIABLES", "STORED_BLOCK_HEAD", "TASK_STYLE_STORED_FIELDS",
+    "TASK_STYLE_TYPES", "block_fields", "enums", "known_keys", "ref_targets", "templated_fields",
+]

@@ -1,0 +1,172 @@
+"""Block family: the common fields (§5.2), shared field factories, and stored-form facts.
+
+The 33 block types themselves are declared in ``blocks_task`` (the 9 task-style types) and
+``blocks_other``; ``wflint.model`` assembles them in the service's order. ``block_type`` is the
+discriminator and is not a field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import enums as E
+from .types import (
+    AnyJSON, Array, F, Field, FreeObject, Int, ObjectModel, Str, StrMap, Union, flag, opt_str,
+    text,
+)
+
+LABEL_RULES_NOTE = (
+    "label: unique across the whole workflow (loop bodies included), not blank (\"Block labels "
+    "cannot be empty.\"), and a Python identifier (Unicode letters and keywords pass)."
+)
+
+#: fields every block has (§5.2), in the reference's order
+COMMON_BLOCK_FIELDS: tuple[Field, ...] = (
+    F("label", Str(), "Unique block name; the output is published as <label>_output.",
+      required=True),
+    opt_str("next_block_label", "Label of the block that runs next (v2 routing).",
+            reference="label"),
+    flag("continue_on_failure", False, "Keep running the workflow when this block fails."),
+    F("model", FreeObject(), "Per-block LLM choice, e.g. {\"model_name\": …}.",
+      nullable=True, default=None, yaml11_sensitive=True),
+    flag("ignore_workflow_system_prompt", False, "Opt out of workflow_system_prompt."),
+    flag("next_loop_on_failure", False,
+         "Inside a loop: go to the next iteration when this block fails."),
+)
+
+#: keys that open every stored block, in order (§9.9.2)
+STORED_BLOCK_HEAD: tuple[str, ...] = (
+    "label", "next_block_label", "block_type", "output_parameter", "continue_on_failure",
+    "model", "disable_cache", "ignore_workflow_system_prompt", "next_loop_on_failure",
+)
+
+#: the field set shared by stored task-style blocks, in order (§9.9.2)
+TASK_STYLE_STORED_FIELDS: tuple[str, ...] = (
+    "task_type", "url", "title", "complete_criterion", "complete_criterion_is_untrusted",
+    "terminate_criterion", "navigation_goal", "data_extraction_goal", "data_schema",
+    "error_code_mapping", "max_retries", "max_steps_per_run", "parameters",
+    "complete_on_download", "download_suffix", "totp_verification_url", "totp_identifier",
+    "complete_verification", "include_action_history_in_verification", "download_timeout",
+    "include_extracted_text",
+)
+
+# --------------------------------------------------------------------------- field factories
+
+
+def parameter_keys() -> Field:
+    return F("parameter_keys", Array(Str()),
+             "Declared parameters, context parameters or <label>_output keys the block uses.",
+             nullable=True, default=None, reference="parameter")
+
+
+def error_code_mapping() -> Field:
+    return F("error_code_mapping", StrMap(), "Error code → description of when to raise it.",
+             nullable=True, default=None)
+
+
+def data_schema(*options: Any) -> Field:
+    """``data_schema``: object | array | string by default (not validated at save time)."""
+    opts = options or (FreeObject(), Array(AnyJSON()), Str())
+    return F("data_schema", Union(tuple(opts)), "Schema of the extracted data (not validated).",
+             nullable=True, default=None, yaml11_sensitive=True)
+
+
+def json_schema(templated: str | None = None) -> Field:
+    return F("json_schema", FreeObject(), "JSON Schema of the result.",
+             nullable=True, default=None, yaml11_sensitive=True, templated=templated)
+
+
+def llm_key() -> Field:
+    return text("llm_key",
+                "LLM key; blank → null, ignored with model, templates kept, unknown dropped.")
+
+
+def engine_fields() -> tuple[Field, ...]:
+    return (
+        F("engine", E.RUN_ENGINE, "Agent engine; null = the service default.",
+          nullable=True, default=None),
+        flag("engine_pinned", False, "True only when skyvern-1.0 was chosen explicitly."),
+    )
+
+
+def url(required: bool = False, description: str = "Page to open first.") -> Field:
+    if required:
+        return F("url", Str(), description, required=True, templated="text")
+    return text("url", description)
+
+
+def title() -> Field:
+    return text("title", "Task title.", nullable=False, default="")
+
+
+def totp_fields() -> tuple[Field, ...]:
+    return (
+        text("totp_verification_url", "URL polled for TOTP codes."),
+        text("totp_identifier", "Identifier of pushed TOTP codes."),
+    )
+
+
+def download_suffix() -> Field:
+    return text("download_suffix", "Deprecated: sets the complete file name of the download.",
+                deprecated=True)
+
+
+def max_retries() -> Field:
+    return F("max_retries", Int(), "Retries of the block.", default=0)
+
+
+def max_steps_per_run(description: str = "Step limit of one attempt.") -> Field:
+    return F("max_steps_per_run", Int(), description, nullable=True, default=None)
+
+
+def disable_cache() -> Field:
+    return flag("disable_cache", False, "Do not use cached actions.")
+
+
+def storage_fields(azure_folder_path: bool) -> tuple[Field, ...]:
+    """Destination settings shared by ``file_upload`` and ``file_download`` (§5.6.9, §5.6.19)."""
+    azure_folder = (
+        (opt_str("azure_folder_path", "Accepted but dropped from the stored definition."),)
+        if azure_folder_path else ()
+    )
+    return (
+        text("s3_bucket", "S3 bucket."),
+        text("aws_access_key_id", "AWS access key id."),
+        text("aws_secret_access_key", "AWS secret access key."),
+        text("region_name", "AWS region."),
+        text("endpoint_url", "S3-compatible endpoint; blank → null."),
+        text("azure_storage_account_name", "Azure storage account."),
+        text("azure_storage_account_key", "Azure storage account key."),
+        text("azure_blob_container_name", "Azure blob container."),
+        *azure_folder,
+        opt_str("google_credential_id", "Google credential for Drive."),
+        text("google_drive_folder_id", "Google Drive folder."),
+        text("sftp_host", "SFTP host."),
+        F("sftp_port", Int(), "SFTP port.", nullable=True, default=None),
+        text("sftp_username", "SFTP user."),
+        text("sftp_password", "SFTP password."),
+        text("sftp_private_key", "SFTP private key."),
+        text("sftp_private_key_passphrase", "Passphrase of the SFTP key."),
+        text("sftp_remote_path", "Remote directory on the SFTP server."),
+        text("sftp_host_key", "Expected SFTP host key."),
+    )
+
+
+# --------------------------------------------------------------------------- the builder
+
+
+def block(tag: str, class_name: str, description: str, fields: tuple[Field, ...],
+          notes: tuple[str, ...] = (), **extra: Any) -> ObjectModel:
+    """Declare one block type. ``stored_parameters`` defaults to "has parameter_keys"."""
+    own = tuple(fields)
+    extra.setdefault("stored_parameters", any(f.name == "parameter_keys" for f in own))
+    return ObjectModel(
+        name=class_name,
+        title=f"{tag} block",
+        description=description,
+        fields=own,
+        tag=tag,
+        class_name=class_name,
+        notes=tuple(notes),
+        extra=dict(extra),
+    )

@@ -1,0 +1,117 @@
+"""Positioned nodes: the one tree every later stage reads.
+
+The parser (``parse.py``) turns YAML or JSON text into these nodes. Every node keeps the span
+of source text it came from, so a rule never searches the text for a line number: it points at
+a node. ``to_data()`` gives the plain Python value (last duplicate key wins, as in the service).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """A place in a source file: 1-based line and column, 0-based character offset."""
+
+    line: int
+    col: int
+    offset: int
+
+
+@dataclass(slots=True)
+class Span:
+    start: Pos
+    end: Pos
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """A mapping, a sequence or a scalar, with its span.
+
+    * ``kind`` is ``"map"``, ``"seq"`` or ``"scalar"``.
+    * For a scalar, ``value`` is the resolved Python value (YAML 1.1 rules, ISO dates kept as
+      strings) and ``style`` is the YAML scalar style: ``None`` for plain, ``'"'``, ``"'"``,
+      ``"|"``, ``">"``, or ``"json"`` for a JSON string/number/literal.
+    * For a mapping, ``pairs`` holds every (key node, value node) in order, duplicates included.
+    * For a sequence, ``items`` holds the element nodes.
+    * ``source`` is the file the node came from (an embedded ``yaml_definition`` has its own
+      source object whose positions are already mapped into the outer file).
+    """
+
+    kind: str
+    start: Pos
+    end: Pos
+    value: Any = None
+    style: str | None = None
+    pairs: list[tuple["Node", "Node"]] = field(default_factory=list)
+    items: list["Node"] = field(default_factory=list)
+    #: for scalars: the raw text of the scalar in the source (used by WF004 and template mapping)
+    raw: str | None = None
+
+    # -- mapping helpers -------------------------------------------------------------------
+    def get(self, key: str) -> "Node | None":
+        """The value node of ``key`` (the last one, as the service keeps the last duplicate)."""
+        found = None
+        for k, v in self.pairs:
+            if k.value == key:
+                found = v
+        return found
+
+    def key_node(self, key: str) -> "Node | None":
+        found = None
+        for k, _ in self.pairs:
+            if k.value == key:
+                found = k
+        return found
+
+    def keys(self) -> list[Any]:
+        return [k.value for k, _ in self.pairs]
+
+    def is_map(self) -> bool:
+        return self.kind == "map"
+
+    def is_seq(self) -> bool:
+        return self.kind == "seq"
+
+    def is_scalar(self) -> bool:
+        return self.kind == "scalar"
+
+    def is_str(self) -> bool:
+        return self.kind == "scalar" and isinstance(self.value, str)
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end)
+
+    def to_data(self) -> Any:
+        """The plain Python value: dicts, lists and scalars."""
+        if self.kind == "scalar":
+            return self.value
+        if self.kind == "seq":
+            return [n.to_data() for n in self.items]
+        out: dict[Any, Any] = {}
+        for k, v in self.pairs:
+            key = k.value if k.kind == "scalar" else _unhashable_key(k)
+            out[key] = v.to_data()
+        return out
+
+    def walk(self) -> Iterator["Node"]:
+        """Every node below and including this one, depth first."""
+        stack = [self]
+        while stack:
+            n = stack.pop()
+            yield n
+            if n.kind == "map":
+                for k, v in reversed(n.pairs):
+                    stack.append(v)
+                    stack.append(k)
+            elif n.kind == "seq":
+                stack.extend(reversed(n.items))
+
+
+def _unhashable_key(node: Node) -> str:
+    # YAML allows a mapping or sequence as a key; JSON-shaped data cannot hold one. The
+    # service would fail on it anyway; we keep a readable stand-in so validation can go on.
+    return f"<{node.kind} key at line {node.start.line}>"

@@ -1,0 +1,299 @@
+"""Generate JSON Schemas (2020-12) from the declarative model.
+
+``wflint schema`` writes them to ``schemas/``; ``wflint schema --check`` fails when the
+committed files differ from what this module produces. The linter validates against the very
+same documents (``validate.py``), so the schemas editors see and the checks users get cannot
+drift apart.
+
+Design choices, each mirroring how the service reads input (reference §1, §5.8):
+
+* every object has ``additionalProperties: true`` because the service drops unknown keys
+  silently; the linter reports them as warnings (WF104) from the model, not from the schema;
+* lax integers and booleans accept what the service coerces (``"5"``, ``1.0``, ``"off"``), so
+  a schema error always means a rejection;
+* blocks and parameters are dispatched on their tag with ``if``/``then`` rather than a bare
+  ``oneOf``, so an error names the field that is wrong instead of "not valid under any of".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from . import model
+from .model import types as t
+from .model.responses import RESPONSE_OBJECTS
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+BASE_ID = "https://wflint.dev/schemas/"
+
+#: the strings the service (pydantic, lax mode) reads as booleans, compared case-insensitively
+BOOL_STRINGS = ("0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes")
+#: a string the service reads as an integer: optional sign, digits with single underscores,
+#: an optional all-zero fraction, surrounding whitespace
+INT_STRING = r"^\s*[+-]?[0-9]+(_[0-9]+)*(\.0*)?\s*$"
+NUMBER_STRING = (
+    r"^\s*[+-]?(([0-9]+(_[0-9]+)*)(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)"
+    r"([eE][+-]?[0-9]+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$"
+)
+
+
+def _caseless(word: str) -> str:
+    """A regex matching ``word`` in any letter case, without inline flags (ECMA regexes in
+    editors do not support ``(?i)``)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
+
+
+BOOL_STRING = "^(" + "|".join(_caseless(w) for w in BOOL_STRINGS) + ")$"
+
+
+def def_name(obj: t.ObjectModel) -> str:
+    return obj.name
+
+
+def type_schema(typ: Any) -> dict[str, Any]:
+    """The schema of one value type (without nullability)."""
+    if isinstance(typ, t.Str):
+        out: dict[str, Any] = {"type": "string"}
+        if typ.min_length is not None:
+            if typ.strip:
+                # the service strips first, so "   " is too short: require a non-space
+                out["pattern"] = r"\S"
+            else:
+                out["minLength"] = typ.min_length
+        if typ.max_length is not None:
+            out["maxLength"] = typ.max_length
+        return out
+    if isinstance(typ, t.Int):
+        bounded: dict[str, Any] = {"type": "integer"}
+        if typ.ge is not None:
+            bounded["minimum"] = typ.ge
+        if typ.le is not None:
+            bounded["maximum"] = typ.le
+        if typ.strict:
+            return bounded
+        return {"anyOf": [bounded, {"type": "string", "pattern": INT_STRING}, {"type": "boolean"}]}
+    if isinstance(typ, t.Num):
+        return {"anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_STRING}, {"type": "boolean"}]}
+    if isinstance(typ, t.Bool):
+        return {"anyOf": [{"type": "boolean"}, {"enum": [0, 1]}, {"type": "string", "pattern": BOOL_STRING}]}
+    if isinstance(typ, t.FreeObject):
+        return {"type": "object"}
+    if isinstance(typ, t.StrMap):
+        return {"type": "object", "additionalProperties": {"type": "string"}}
+    if isinstance(typ, t.AnyJSON):
+        return {}
+    if isinstance(typ, t.Enum):
+        return {"$ref": f"#/$defs/{typ.name}"}
+    if isinstance(typ, t.Array):
+        out = {"type": "array", "items": type_schema(typ.items)}
+        if typ.min_items is not None:
+            out["minItems"] = typ.min_items
+        return out
+    if isinstance(typ, t.Ref):
+        return {"$ref": f"#/$defs/{typ.target}"}
+    if isinstance(typ, t.Union):
+        return {"anyOf": [type_schema(o) if o is not None else {"type": "null"} for o in typ.options]}
+    if isinstance(typ, t.Blocks):
+        return {"type": "array", "items": {"$ref": "#/$defs/loop_block" if typ.loop else "#/$defs/block"}}
+    if isinstance(typ, t.Parameters):
+        return {"type": "array", "items": {"$ref": "#/$defs/parameter"}}
+    raise TypeError(f"no schema for model type {typ!r}")
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    if "type" in schema and isinstance(schema["type"], str) and len(schema) <= 3 and "$ref" not in schema:
+        return {**schema, "type": [schema["type"], "null"]}
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def field_schema(f: t.Field) -> dict[str, Any]:
+    schema = type_schema(f.type)
+    if f.nullable:
+        schema = _nullable(schema)
+    doc = f.description or f.name.replace("_", " ")
+    out: dict[str, Any] = {"title": f.name, **schema, "description": doc}
+    md = doc
+    if f.templated:
+        md += "\n\nRendered as a Jinja template at run time."
+    if f.default is not t.MISSING and f.default is not None:
+        out["default"] = f.default
+        md += f"\n\nDefault: `{json.dumps(f.default)}`."
+    if f.deprecated:
+        out["deprecated"] = True
+        md += "\n\n**Deprecated.**"
+    out["markdownDescription"] = md
+    return out
+
+
+def object_schema(obj: t.ObjectModel, extra_fields: tuple[t.Field, ...] = (), tag_key: str | None = None) -> dict[str, Any]:
+    fields = extra_fields + obj.fields
+    props: dict[str, Any] = {}
+    if tag_key and obj.tag:
+        props[tag_key] = {"const": obj.tag, "description": f"Discriminator: `{obj.tag}`."}
+    for f in fields:
+        props[f.name] = field_schema(f)
+    required = [f.name for f in fields if f.required]
+    md = obj.description
+    if obj.notes:
+        md += "\n\n" + "\n".join(f"- {n}" for n in obj.notes)
+    out: dict[str, Any] = {
+        "title": obj.title,
+        "description": obj.description,
+        "markdownDescription": md,
+        "type": "object",
+        "properties": props,
+        "additionalProperties": True,
+    }
+    if required:
+        out["required"] = required
+    return out
+
+
+def _dispatch(tag_key: str, tags: list[str], prefix: str, require_tag: bool, title: str) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "title": title,
+        "type": "object",
+        "properties": {tag_key: {"$ref": f"#/$defs/{'BlockType' if tag_key == 'block_type' else 'ParameterType'}"}},
+        "allOf": [
+            {
+                "if": {"properties": {tag_key: {"const": tag}}, "required": [tag_key]},
+                "then": {"$ref": f"#/$defs/{prefix}{tag}"},
+            }
+            for tag in tags
+        ],
+    }
+    if require_tag:
+        out["required"] = [tag_key]
+    return out
+
+
+def _enums_in(typ: Any) -> list[t.Enum]:
+    if isinstance(typ, t.Enum):
+        return [typ]
+    if isinstance(typ, t.Array):
+        return _enums_in(typ.items)
+    if isinstance(typ, t.Union):
+        return [e for o in typ.options for e in _enums_in(o)]
+    return []
+
+
+def _enum_defs() -> dict[str, Any]:
+    """Every enumeration used by a field, plus the two tag enumerations."""
+    found: dict[str, t.Enum] = {}
+    objects = [*model.OBJECTS.values(), *model.BLOCK_TYPES.values(), *model.PARAMETER_TYPES.values()]
+    for obj in objects:
+        for f in (*obj.fields, *model.COMMON_BLOCK_FIELDS):
+            for enum in _enums_in(f.type):
+                found.setdefault(enum.name, enum)
+    out: dict[str, Any] = {
+        "BlockType": {"title": "BlockType", "description": "The 33 block types.", "enum": list(model.BLOCK_TYPES)},
+        "ParameterType": {"title": "ParameterType", "description": "The 10 parameter types.", "enum": list(model.PARAMETER_TYPES)},
+    }
+    for name in sorted(found):
+        enum = found[name]
+        out.setdefault(name, {"title": name, "description": enum.description or name, "enum": list(enum.values)})
+    return out
+
+
+def response_defs() -> dict[str, Any]:
+    return {name: object_schema(obj) for name, obj in RESPONSE_OBJECTS.items()}
+
+
+def all_defs() -> dict[str, Any]:
+    defs: dict[str, Any] = _enum_defs()
+    for name, obj in model.OBJECTS.items():
+        if obj.tag is None:
+            defs[name] = object_schema(obj)
+    for tag, obj in model.BLOCK_TYPES.items():
+        defs[f"block.{tag}"] = object_schema(obj, model.COMMON_BLOCK_FIELDS, tag_key="block_type")
+    for tag, obj in model.PARAMETER_TYPES.items():
+        defs[f"parameter.{tag}"] = object_schema(obj, tag_key="parameter_type")
+    defs["block"] = _dispatch("block_type", list(model.BLOCK_TYPES), "block.", True, "Block")
+    defs["loop_block"] = _dispatch("block_type", list(model.BLOCK_TYPES), "block.", False, "Loop body block")
+    defs["loop_block"]["description"] = (
+        "A block inside loop_blocks. The service does not require block_type here and guesses "
+        "the type when it is missing; wflint warns (WF108)."
+    )
+    defs["parameter"] = _dispatch("parameter_type", list(model.PARAMETER_TYPES), "parameter.", True, "Parameter")
+    return defs
+
+
+def _document(file_name: str, title: str, root_ref: str, description: str, defs: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "$schema": DIALECT,
+        "$id": BASE_ID + file_name,
+        "title": title,
+        "description": description,
+        "$ref": f"#/$defs/{root_ref}",
+        "$defs": defs,
+    }
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    """Every generated schema, by file name."""
+    defs = all_defs()
+    resp_defs = {**defs, **response_defs()}
+    return {
+        "workflow-definition.schema.json": _document(
+            "workflow-definition.schema.json",
+            "Workflow definition file",
+            model.REQUEST.name,
+            "A workflow create/update request (the json_definition object, or the YAML document "
+            "sent as yaml_definition).",
+            defs,
+        ),
+        "update-body.schema.json": _document(
+            "update-body.schema.json",
+            "Workflow update body",
+            model.ENVELOPE.name,
+            "The JSON body of POST /v1/workflows/{workflow_permanent_id}: json_definition or yaml_definition.",
+            defs,
+        ),
+        "create-script-body.schema.json": _document(
+            "create-script-body.schema.json",
+            "Create-script body",
+            model.OBJECTS["CreateScriptRequest"].name,
+            "The JSON body of POST /v1/scripts.",
+            defs,
+        ),
+        "workflow.schema.json": _document(
+            "workflow.schema.json",
+            "Workflow (response)",
+            "WorkflowResponse",
+            "The workflow object the service returns from create, update, get and list.",
+            resp_defs,
+        ),
+        "script-summary.schema.json": _document(
+            "script-summary.schema.json",
+            "Script summary (response)",
+            "ScriptSummary",
+            "The reply of POST /v1/scripts.",
+            resp_defs,
+        ),
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def write(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, doc in documents().items():
+        path = directory / name
+        path.write_text(render(doc), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def stale(directory: Path) -> list[str]:
+    """Names of schema files that are missing or differ from what would be generated."""
+    out = []
+    for name, doc in documents().items():
+        path = directory / name
+        if not path.exists() or path.read_text(encoding="utf-8") != render(doc):
+            out.append(name)
+    return out
