@@ -1,0 +1,203 @@
+"""The library API. The CLI and the mock server are thin layers over these functions.
+
+    >>> from wflint import check_text
+    >>> diags = check_text(open("flow.yaml").read(), path="flow.yaml")
+
+``check_paths`` walks files and directories; ``evaluate`` checks a request that arrives as
+plain data (the mock server's case) and reports the service's verdict next to the diagnostics.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from . import request as req
+from . import view
+from .config import Config
+from .diagnostics import Diagnostic, ServiceVerdict, finalize
+from .parse import parse
+from .rules import Rule, matches, registry
+from .source import SourceFile, decode
+
+WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
+#: files larger than this are reported instead of parsed (a definition is a few KB)
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+class InternalError(Exception):
+    """A bug in wflint (a rule crashed): the CLI exits with status 3."""
+
+
+@dataclass
+class Report:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files_checked: int = 0
+    files_skipped: int = 0
+
+
+def active_rules(config: Config) -> list[Rule]:
+    return [r for r in registry().values() if _enabled(config, r.code, r.name)]
+
+
+def _enabled(config: Config, code: str, name: str) -> bool:
+    if not any(matches(s, code, name) for s in config.select):
+        return False
+    return not any(matches(s, code, name) for s in config.ignore)
+
+
+def run_rules(wf: view.Workflow, rules: Iterable[Rule]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for rule in rules:
+        if rule.check is None:
+            continue
+        if wf.schema_only and getattr(rule.module, "STAGE", "lint") != "model":
+            continue
+        try:
+            out.extend(rule.check(wf))
+        except Exception as exc:  # a rule bug must not look like a finding
+            raise InternalError(f"rule {rule.code} ({rule.name}) failed on {wf.path}: {type(exc).__name__}: {exc}") from exc
+    return out
+
+
+def _postprocess(source: SourceFile | None, diags: list[Diagnostic], config: Config) -> list[Diagnostic]:
+    from .rules import wf900_unused_suppression as wf900
+
+    kept = []
+    for d in diags:
+        if not _enabled(config, d.code, d.name):
+            continue
+        sev = config.severity.get(d.code) or config.severity.get(d.name)
+        kept.append(replace(d, severity=sev) if sev else d)
+    if source is not None:
+        unused = wf900 if _enabled(config, wf900.CODE, wf900.NAME) else None
+        kept = apply_suppressions(source, kept, unused)
+    return finalize(kept)
+
+
+def apply_suppressions(source: SourceFile, diags: list[Diagnostic], unused_rule: Any) -> list[Diagnostic]:
+    from .suppress import apply
+
+    return apply(source, diags, unused_rule)
+
+
+def check_source(source: SourceFile, config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
+    config = config or Config()
+    parsed = parse(source, fmt)
+    diags = list(parsed.diagnostics)
+    root = parsed.root
+    if root is not None and root.kind == "map":
+        unwrapped = req.unwrap(source, root, parsed.format, config.mode)
+        diags.extend(unwrapped.diagnostics)
+        rules = active_rules(config)
+        for wf in unwrapped.workflows:
+            diags.extend(run_rules(wf, rules))
+    return _postprocess(source, diags, config)
+
+
+def check_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
+    source, diags = decode(data, path)
+    if source is None:
+        return _postprocess(None, diags, config or Config())
+    return check_source(source, config, fmt)
+
+
+def check_text(text: str, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
+    """Check one document given as text. ``fmt`` ("yaml"/"json") overrides the file suffix."""
+    return check_source(SourceFile(path, text), config, fmt)
+
+
+def check_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> list[Diagnostic] | None:
+    """Check one file; None when a file met while walking a directory is not a workflow."""
+    from .rules import wf001_syntax_error as wf001
+    from .diagnostics import make
+    from .nodes import Pos
+
+    shown = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            zero = Pos(1, 1, 0)
+            return [make(wf001.CODE, wf001.NAME, "error", f"file is too large to be a workflow definition ({size} bytes, limit {MAX_FILE_BYTES})", zero, zero, path=shown)]
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FileNotFoundError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if not explicit and not _looks_like_workflow_bytes(data):
+        return None
+    return check_bytes(data, shown, config)
+
+
+def _looks_like_workflow_bytes(data: bytes) -> bool:
+    # cheap pre-filter for directory walks: the top-level key must appear somewhere
+    return any(k in data for k in (b"workflow_definition", b"json_definition", b"yaml_definition"))
+
+
+def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Path, bool]]:
+    """(file, named explicitly) for every path; directories are walked recursively."""
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+                for name in sorted(filenames):
+                    if not name.endswith(WORKFLOW_SUFFIXES):
+                        continue
+                    f = Path(dirpath) / name
+                    rel = f.as_posix()
+                    if any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) for pat in config.exclude):
+                        continue
+                    yield f, False
+        elif path.exists():
+            yield path, True
+        else:
+            raise FileNotFoundError(f"no such file or directory: {p}")
+
+
+def check_paths(paths: Iterable[str | Path], config: Config | None = None) -> Report:
+    config = config or Config()
+    report = Report()
+    for f, explicit in iter_files(paths, config):
+        diags = check_file(f, config, explicit=explicit)
+        if diags is None:
+            report.files_skipped += 1
+            continue
+        report.files_checked += 1
+        report.diagnostics.extend(diags)
+    return report
+
+
+# ------------------------------------------------------------------------------ server side
+
+
+@dataclass
+class Evaluation:
+    workflow: view.Workflow
+    diagnostics: list[Diagnostic]
+
+    @property
+    def rejections(self) -> list[ServiceVerdict]:
+        """The service's rejections, in the order its pipeline meets them (first wins)."""
+        verdicts = [d.service for d in self.diagnostics if d.service is not None]
+        return sorted(verdicts, key=lambda v: _order_key(v.order))
+
+
+def _order_key(order: tuple) -> tuple:
+    return tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in order)
+
+
+def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = False, config: Config | None = None) -> Evaluation:
+    """Check a request given as plain data (no positions). ``mode="yaml"`` applies the
+    sanitizer unless ``sanitized`` says the caller already did."""
+    from .nodes_from_data import node_tree
+
+    root = node_tree(request)
+    if mode == "yaml" and not sanitized:
+        wf = req.workflow_for("<request>", "yaml", root)
+    else:
+        wf = view.build("<request>", mode, root, request)
+    config = config or Config()
+    diags = finalize(run_rules(wf, active_rules(config)))
+    return Evaluation(wf, diags)

@@ -1,0 +1,169 @@
+"""Command-line interface: a thin layer over the library API.
+
+Exit codes: 0 no finding at or above ``--fail-level``; 1 findings; 2 usage, configuration or
+unreadable-path error; 3 internal error (a short message; ``--debug`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .api import InternalError, Report, check_bytes, check_paths
+from .config import Config, ConfigError, discover, load
+from .diagnostics import at_or_above, finalize
+from .output import FORMATS
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part.strip() for v in values for part in v.split(",") if part.strip()]
+
+
+class _LineCache:
+    """Source lines for the ``full`` format, read once per file."""
+
+    def __init__(self, stdin_name: str | None = None, stdin_text: str | None = None) -> None:
+        self._files: dict[str, list[str] | None] = {}
+        if stdin_name is not None and stdin_text is not None:
+            self._files[stdin_name] = stdin_text.splitlines()
+
+    def __call__(self, path: str, n: int) -> str | None:
+        if path not in self._files:
+            try:
+                text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
+                self._files[path] = text.splitlines()
+            except OSError:
+                self._files[path] = None
+        lines = self._files[path]
+        if lines is None or not 1 <= n <= len(lines):
+            return None
+        return lines[n - 1].replace("\r", "")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="wflint")
+def main() -> None:
+    """wflint: lint Skyvern workflow definitions offline, and mock the service API."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="full", show_default=True, help="Output format.")
+@click.option("--select", multiple=True, help="Rules to run: codes, prefixes (WF2) or names; comma-separated or repeated.")
+@click.option("--ignore", multiple=True, help="Rules to skip (same forms as --select).")
+@click.option("--fail-level", type=click.Choice(["info", "warning", "error"]), default=None, help="Lowest severity that makes the exit status 1 [default: error].")
+@click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
+@click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, debug) -> None:
+    """Check workflow files and directories ('-' reads standard input)."""
+    try:
+        cfg = load(config_path) if config_path else discover(Path.cwd())
+        if select:
+            cfg.select = _split(select)
+        if ignore:
+            cfg.ignore = [*cfg.ignore, *_split(ignore)]
+        if fail_level:
+            cfg.fail_level = fail_level
+        if mode:
+            cfg.mode = mode
+        cfg.validate()
+    except ConfigError as exc:
+        click.echo(f"wflint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    if not paths:
+        click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        report, lines = _run(paths, cfg, stdin_filename)
+    except FileNotFoundError as exc:
+        click.echo(f"wflint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except (InternalError, Exception) as exc:  # noqa: BLE001 - the last line of defence
+        if debug:
+            traceback.print_exc()
+        click.echo(f"wflint: internal error: {exc}" + ("" if debug else " (run with --debug for details)"), err=True)
+        sys.exit(EXIT_INTERNAL)
+    diags = finalize(report.diagnostics)
+    text = FORMATS[fmt](diags, lines)
+    if text:
+        click.echo(text, nl=False)
+    if fmt == "full" and not diags:
+        click.echo(f"All checks passed ({report.files_checked} file{'s' if report.files_checked != 1 else ''}).", err=True)
+    sys.exit(EXIT_FINDINGS if any(at_or_above(d.severity, cfg.fail_level) for d in diags) else EXIT_OK)
+
+
+def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None) -> tuple[Report, _LineCache]:
+    files = [p for p in paths if p != "-"]
+    report = check_paths(files, cfg) if files else Report()
+    lines = _LineCache()
+    if "-" in paths:
+        data = sys.stdin.buffer.read()
+        name = stdin_filename or "<stdin>"
+        report.diagnostics.extend(check_bytes(data, name, cfg))
+        report.files_checked += 1
+        lines = _LineCache(name, data.decode("utf-8-sig", errors="replace"))
+    return report, lines
+
+
+@main.command()
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule with its summary.")
+def rule(code: str | None, show_all: bool) -> None:
+    """Show the documentation of a rule (by code or name), or list all rules."""
+    from .rules import lookup, registry
+
+    if code is None or show_all:
+        for r in registry().values():
+            click.echo(f"{r.code}  {r.name:<28} {r.severity:<8} {r.summary}")
+        return
+    found = lookup(code)
+    if found is None:
+        click.echo(f"wflint: unknown rule {code!r} (see `wflint rule --all`)", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(f"{found.code} {found.name} (default severity: {found.severity})\n")
+    click.echo(found.doc)
+
+
+@main.command()
+@click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
+@click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
+def schema(output: Path, check_only: bool) -> None:
+    """Generate the JSON Schemas from the request model."""
+    from . import schema as schema_mod
+
+    if check_only:
+        stale = schema_mod.stale(output)
+        if stale:
+            click.echo(f"wflint: stale or missing schemas in {output}: {', '.join(stale)} (run `wflint schema`)", err=True)
+            sys.exit(EXIT_FINDINGS)
+        click.echo(f"schemas in {output} are up to date")
+        return
+    for path in schema_mod.write(output):
+        click.echo(f"wrote {path}")
+
+
+def _register_serve() -> None:
+    try:
+        from .server.cli import serve
+    except ImportError as exc:  # the server's extra is not installed
+        message = str(exc)
+
+        @main.command(name="serve", context_settings={"ignore_unknown_options": True})
+        @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+        def serve_missing(args) -> None:  # noqa: ARG001
+            """Run the mock service API (needs: pip install 'wflint[serve]')."""
+            click.echo(f"wflint: the server needs extra packages ({message}); install them with: pip install 'wflint[serve]'", err=True)
+            sys.exit(EXIT_USAGE)
+    else:
+        main.add_command(serve)
+
+
+_register_serve()

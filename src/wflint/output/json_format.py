@@ -1,0 +1,31 @@
+"""A JSON array of diagnostics with 1-based positions, for scripts and other tools."""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from ..diagnostics import Diagnostic
+
+
+def as_dict(d: Diagnostic) -> dict:
+    out = {
+        "path": d.path,
+        "line": d.line,
+        "column": d.column,
+        "end_line": d.end_line,
+        "end_column": d.end_column,
+        "code": d.code,
+        "name": d.name,
+        "severity": d.severity,
+        "message": d.message,
+    }
+    if d.help:
+        out["help"] = d.help
+    if d.service is not None:
+        out["service_status"] = d.service.status
+    return out
+
+
+def render(diags: Sequence[Diagnostic], lines=None) -> str:
+    return json.dumps([as_dict(d) for d in diags], indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,316 @@
+"""The typed view of one workflow request: what every rule reads.
+
+Built once per request from the positioned tree and the plain data the service would see
+(for the YAML path, after its sanitizer). Values come from ``data``; positions come from the
+node at the same *path* (a tuple of keys and indices from the request root), so a rule says
+"this problem is at that path" and never computes a line number itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterator
+
+from . import model
+from .diagnostics import Diagnostic, ServiceVerdict, make
+from .nodes import Node, Pos
+from .sanitize import Sanitized
+
+Path = tuple[Any, ...]
+
+
+@dataclass(eq=False)
+class Param:
+    index: int
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def type(self) -> str | None:
+        t = self.data.get("parameter_type")
+        return t if isinstance(t, str) else None
+
+    @property
+    def key(self) -> str | None:
+        k = self.data.get("key")
+        return k if isinstance(k, str) else None
+
+
+@dataclass(eq=False)
+class Block:
+    path: Path
+    data: dict[str, Any]
+    #: the effective block type: the given ``block_type``, or the service's guess for a loop
+    #: child that has none (``tag_guessed`` is then True)
+    tag: str | None
+    tag_guessed: bool = False
+    parent: "Block | None" = None
+    children: list["Block"] = field(default_factory=list)
+
+    @property
+    def label(self) -> str | None:
+        v = self.data.get("label")
+        return v if isinstance(v, str) else None
+
+    @property
+    def next_label(self) -> str | None:
+        v = self.data.get("next_block_label")
+        return v if isinstance(v, str) else None
+
+    @property
+    def scope(self) -> "Block | None":
+        """The loop whose body holds this block, or None at the top level."""
+        return self.parent
+
+    @property
+    def depth(self) -> int:
+        d, p = 0, self.parent
+        while p is not None:
+            d, p = d + 1, p.parent
+        return d
+
+    @property
+    def is_loop(self) -> bool:
+        return self.tag in ("for_loop", "while_loop")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+
+@dataclass(eq=False)
+class Workflow:
+    """One request (a definition file, or the definition inside an update body)."""
+
+    path: str
+    #: "json" or "yaml": how the service receives it (the YAML path runs the sanitizer)
+    mode: str
+    root: Node | None
+    request: dict[str, Any]
+    sanitized: Sanitized | None = None
+    #: the request was an ignored json_definition next to a yaml_definition: schema checks only
+    schema_only: bool = False
+    #: the original (pre-sanitizer) data, for messages about renames
+    original: dict[str, Any] | None = None
+    params: list[Param] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    # -- structure -------------------------------------------------------------------------
+    @property
+    def definition(self) -> dict[str, Any] | None:
+        d = self.request.get("workflow_definition")
+        return d if isinstance(d, dict) else None
+
+    @cached_property
+    def all_blocks(self) -> list[Block]:
+        """Every block, depth first: a loop, then its body."""
+        out: list[Block] = []
+
+        def walk(blocks: list[Block]) -> None:
+            for b in blocks:
+                out.append(b)
+                walk(b.children)
+
+        walk(self.blocks)
+        return out
+
+    @cached_property
+    def labels(self) -> dict[str, list[Block]]:
+        out: dict[str, list[Block]] = {}
+        for b in self.all_blocks:
+            if b.label is not None:
+                out.setdefault(b.label, []).append(b)
+        return out
+
+    @cached_property
+    def param_keys(self) -> dict[str, list[Param]]:
+        out: dict[str, list[Param]] = {}
+        for p in self.params:
+            if p.key is not None:
+                out.setdefault(p.key, []).append(p)
+        return out
+
+    @cached_property
+    def output_keys(self) -> set[str]:
+        return {f"{label}_output" for label in self.labels}
+
+    @property
+    def known_keys(self) -> set[str]:
+        """Keys a ``parameter_keys`` entry may name (§6.5 D8)."""
+        return set(self.param_keys) | self.output_keys
+
+    @cached_property
+    def version(self) -> int:
+        """The definition version the service will use (§3.4)."""
+        d = self.definition or {}
+        v = d.get("version")
+        if isinstance(v, bool):
+            v = int(v)
+        if isinstance(v, (int, float)) or (isinstance(v, str) and v.strip().lstrip("+-").isdigit()):
+            try:
+                return int(float(v))
+            except (TypeError, ValueError):
+                pass
+        return 2 if self.uses_v2_constructs else 1
+
+    @property
+    def uses_v2_constructs(self) -> bool:
+        return any(b.tag == "conditional" or b.next_label is not None for b in self.blocks)
+
+    @property
+    def finally_label(self) -> str | None:
+        v = (self.definition or {}).get("finally_block_label")
+        return v if isinstance(v, str) and v else None
+
+    def blocks_of(self, *tags: str) -> Iterator[Block]:
+        return (b for b in self.all_blocks if b.tag in tags)
+
+    # -- positions -------------------------------------------------------------------------
+    def node(self, path: Path, key: bool = False) -> Node | None:
+        """The node at ``path`` (or its key node), or the nearest existing ancestor."""
+        node = self.root
+        if node is None:
+            return None
+        for i, part in enumerate(path):
+            nxt: Node | None = None
+            if node.kind == "map" and isinstance(part, str):
+                nxt = node.key_node(part) if key and i == len(path) - 1 else node.get(part)
+            elif node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
+                nxt = node.items[part]
+            if nxt is None:
+                return node
+            node = nxt
+        return node
+
+    def span(self, path: Path, key: bool = False) -> tuple[Pos, Pos]:
+        n = self.node(path, key=key)
+        if n is None:
+            zero = Pos(1, 1, 0)
+            return zero, zero
+        if n.kind == "map" and n.pairs and not key:
+            # a whole mapping: point at its first key rather than underlining the whole block
+            first = n.pairs[0][0]
+            return first.start, first.end
+        return n.start, n.end
+
+    def diag(
+        self,
+        rule: Any,
+        message: str,
+        path: Path,
+        *,
+        key: bool = False,
+        help: str | None = None,
+        severity: str | None = None,
+        service: ServiceVerdict | None = None,
+        start: Pos | None = None,
+        end: Pos | None = None,
+    ) -> Diagnostic:
+        """A diagnostic of ``rule`` (a rule module or Rule) at ``path``."""
+        if start is None:
+            start, end = self.span(path, key=key)
+        return make(
+            rule.CODE,
+            rule.NAME,
+            severity or rule.SEVERITY,
+            message,
+            start,
+            end,
+            path=self.path,
+            help=help,
+            service=service,
+        )
+
+
+# ------------------------------------------------------------------------------ building
+
+
+def build(
+    path: str,
+    mode: str,
+    root: Node | None,
+    request: dict[str, Any],
+    *,
+    sanitized: Sanitized | None = None,
+    original: dict[str, Any] | None = None,
+    schema_only: bool = False,
+) -> Workflow:
+    wf = Workflow(path, mode, root, request, sanitized=sanitized, original=original, schema_only=schema_only)
+    d = wf.definition
+    if d is None:
+        return wf
+    params = d.get("parameters")
+    if isinstance(params, list):
+        wf.params = [
+            Param(i, ("workflow_definition", "parameters", i), p) for i, p in enumerate(params) if isinstance(p, dict)
+        ]
+    wf.blocks = _blocks(d.get("blocks"), ("workflow_definition", "blocks"), None, loop=False)
+    return wf
+
+
+def _blocks(items: Any, path: Path, parent: Block | None, loop: bool) -> list[Block]:
+    if not isinstance(items, list):
+        return []
+    out = []
+    for i, data in enumerate(items):
+        if not isinstance(data, dict):
+            continue
+        tag = data.get("block_type")
+        guessed = False
+        if not isinstance(tag, str) or tag not in model.BLOCK_TYPES:
+            if loop and "block_type" not in data:
+                tag, guessed = guess_block_type(data), True
+            elif not isinstance(tag, str):
+                tag = None
+        block = Block(path + (i,), data, tag, guessed, parent)
+        block.children = _blocks(data.get("loop_blocks"), path + (i, "loop_blocks"), block, loop=True) if block.is_loop else []
+        out.append(block)
+    return out
+
+
+def guess_block_type(data: dict[str, Any]) -> str | None:
+    """The type the service picks for a loop child without ``block_type`` (§5.3): the first
+    model, in tag order, that accepts the object, preferring the one with most fields set."""
+    from .validate import accepts_as  # local: validation imports the view
+
+    best: tuple[int, str] | None = None
+    common = {f.name for f in model.COMMON_BLOCK_FIELDS}
+    for tag, obj in model.BLOCK_TYPES.items():
+        if not accepts_as(tag, data):
+            continue
+        fields_set = sum(1 for k in data if k in common or obj.field(k) is not None)
+        if best is None or fields_set > best[0]:
+            best = (fields_set, tag)
+    return best[1] if best else None
+
+
+def modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
+    """Every object of the request whose declaration is known, as (path, data, ObjectModel):
+    the request, the definition, each parameter and block (by its type), and the nested
+    objects they reach through ``Ref`` fields (branches, criteria, retry rules ...)."""
+    from .model import types as t
+
+    out: list[tuple[Path, dict[str, Any], Any]] = []
+
+    def visit(path: Path, data: Any, obj: Any) -> None:
+        if not isinstance(data, dict) or obj is None:
+            return
+        out.append((path, data, obj))
+        for f in obj.fields:
+            value = data.get(f.name)
+            typ = f.type
+            if isinstance(typ, t.Ref):
+                visit(path + (f.name,), value, model.OBJECTS.get(typ.target))
+            elif isinstance(typ, t.Array) and isinstance(typ.items, t.Ref) and isinstance(value, list):
+                target = model.OBJECTS.get(typ.items.target)
+                for i, item in enumerate(value):
+                    visit(path + (f.name, i), item, target)
+
+    visit((), wf.request, model.REQUEST)
+    for p in wf.params:
+        visit(p.path, p.data, model.PARAMETER_TYPES.get(p.type or ""))
+    for b in wf.all_blocks:
+        visit(b.path, b.data, model.BLOCK_TYPES.get(b.tag or ""))
+    return out
