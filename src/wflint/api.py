@@ -84,11 +84,17 @@ def apply_suppressions(source: SourceFile, diags: list[Diagnostic], unused_rule:
     return apply(source, diags, unused_rule)
 
 
-def check_source(source: SourceFile, config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
+def check_source(
+    source: SourceFile, config: Config | None = None, fmt: str | None = None, *, require_workflow: bool = False
+) -> list[Diagnostic] | None:
+    """Check one decoded file. With ``require_workflow`` (files met while walking a
+    directory), a well-formed file that is not a workflow gives None instead of findings."""
     config = config or Config()
     parsed = parse(source, fmt)
     diags = list(parsed.diagnostics)
     root = parsed.root
+    if require_workflow and root is not None and not req.looks_like_workflow(root):
+        return None
     if root is not None and root.kind == "map":
         unwrapped = req.unwrap(source, root, parsed.format, config.mode)
         diags.extend(unwrapped.diagnostics)
@@ -98,11 +104,13 @@ def check_source(source: SourceFile, config: Config | None = None, fmt: str | No
     return _postprocess(source, diags, config)
 
 
-def check_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
+def check_bytes(
+    data: bytes, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None, *, require_workflow: bool = False
+) -> list[Diagnostic] | None:
     source, diags = decode(data, path)
     if source is None:
         return _postprocess(None, diags, config or Config())
-    return check_source(source, config, fmt)
+    return check_source(source, config, fmt, require_workflow=require_workflow)
 
 
 def check_text(text: str, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
@@ -127,7 +135,7 @@ def check_file(path: Path, config: Config | None = None, *, explicit: bool = Tru
         raise FileNotFoundError(f"cannot read {shown}: {exc.strerror or exc}") from None
     if not explicit and not _looks_like_workflow_bytes(data):
         return None
-    return check_bytes(data, shown, config)
+    return check_bytes(data, shown, config, require_workflow=not explicit)
 
 
 def _looks_like_workflow_bytes(data: bytes) -> bool:

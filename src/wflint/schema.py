@@ -18,6 +18,7 @@ Design choices, each mirroring how the service reads input (reference §1, §5.8
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +33,24 @@ BASE_ID = "https://wflint.dev/schemas/"
 BOOL_STRINGS = ("0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes")
 #: a string the service reads as an integer: optional sign, digits with single underscores,
 #: an optional all-zero fraction, surrounding whitespace
-INT_STRING = r"^\s*[+-]?[0-9]+(_[0-9]+)*(\.0*)?\s*$"
-NUMBER_STRING = (
-    r"^\s*[+-]?(([0-9]+(_[0-9]+)*)(\.([0-9]+(_[0-9]+)*)?)?|\.[0-9]+(_[0-9]+)*)"
-    r"([eE][+-]?[0-9]+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$"
-)
+INT_STRING = r"^\s*[+-]?[0-9]+(_[0-9]+)*(\.0+)?\s*$"
+
+
+def _float_string() -> str:
+    # The service's float parser reads decimal, exponent and inf/infinity/nan (any case) forms
+    # inside optional whitespace; without surrounding whitespace it also drops single
+    # underscores between any two characters (``1_0.5``, ``1e_5``, ``i_nf``).
+    def grammar(u: str) -> str:
+        digits = f"[0-9]({u}[0-9])*"
+        mantissa = f"({digits}({u}\\.{u}({digits})?)?|\\.{u}{digits})"
+        exponent = f"({u}[eE]{u}([+-]{u})?{digits})?"
+        words = "|".join(u.join(f"[{c}{c.upper()}]" for c in w) for w in ("infinity", "inf", "nan"))
+        return f"([+-]{u})?({mantissa}{exponent}|{words})"
+
+    return f"^{grammar('_?')}$|^\\s*{grammar('')}\\s*$"
+
+
+NUMBER_STRING = _float_string()
 
 
 def _caseless(word: str) -> str:
@@ -103,6 +117,8 @@ def type_schema(typ: Any) -> dict[str, Any]:
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    if set(schema) == {"anyOf"}:
+        return {"anyOf": [*schema["anyOf"], {"type": "null"}]}
     if "type" in schema and isinstance(schema["type"], str) and len(schema) <= 3 and "$ref" not in schema:
         return {**schema, "type": [schema["type"], "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
@@ -220,6 +236,24 @@ def all_defs() -> dict[str, Any]:
     return defs
 
 
+def _referenced(root: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """Only the definitions reachable from ``root``, in a stable order."""
+    seen: list[str] = []
+    stack = [root]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in defs:
+            continue
+        seen.append(name)
+        text = json.dumps(defs[name])
+        for ref in reversed(_REF.findall(text)):
+            stack.append(ref)
+    return {name: defs[name] for name in defs if name in seen}
+
+
+_REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
+
+
 def _document(file_name: str, title: str, root_ref: str, description: str, defs: dict[str, Any]) -> dict[str, Any]:
     return {
         "$schema": DIALECT,
@@ -227,7 +261,7 @@ def _document(file_name: str, title: str, root_ref: str, description: str, defs:
         "title": title,
         "description": description,
         "$ref": f"#/$defs/{root_ref}",
-        "$defs": defs,
+        "$defs": _referenced(root_ref, defs),
     }
 
 

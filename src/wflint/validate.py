@@ -151,7 +151,7 @@ def _map_error(err: ValidationError, base: Path) -> list[Finding]:
     if v == "enum":
         allowed = [a for a in err.validator_value if isinstance(a, str)]
         field = _field_for(err) or "value"
-        close = difflib.get_close_matches(str(inst), allowed, n=1, cutoff=0.6) if isinstance(inst, str) else []
+        close = difflib.get_close_matches(str(inst), allowed, n=1, cutoff=0.75) if isinstance(inst, str) else []
         shown = ", ".join(allowed) if len(allowed) <= 12 else ", ".join(allowed[:12]) + ", ..."
         msg = f"{_short(inst)} is not a valid {field}; allowed: {shown}"
         if not isinstance(inst, str):
@@ -175,6 +175,15 @@ def _map_error(err: ValidationError, base: Path) -> list[Finding]:
         return [Finding("WF105", path, f"'{field}' must not be empty or only whitespace")]
     if v == "anyOf":
         lax = _lax_kind(err.schema)
+        enum = _enum_branch(err.schema)
+        if enum is not None and isinstance(inst, str):
+            # a string where an enumeration (or an object) is expected: the string was meant
+            # as one of the values (proxy_location: MARS)
+            field = _field_for(err) or "value"
+            close = difflib.get_close_matches(inst, enum, n=1, cutoff=0.75)
+            shown = ", ".join(enum) if len(enum) <= 12 else ", ".join(enum[:12]) + ", ..."
+            return [Finding("WF103", path, f"{_short(inst)} is not a valid {field}; allowed: {shown}",
+                            help=f"did you mean '{close[0]}'?" if close else None)]
         # a value of the right JSON type that breaks a bound inside one branch: report that
         for sub in err.context or []:
             if sub.validator in ("minimum", "maximum", "minLength", "maxLength", "minItems", "enum", "required"):
@@ -192,6 +201,15 @@ def _map_error(err: ValidationError, base: Path) -> list[Finding]:
         return [Finding("WF102", path, f"'{field}' must be {' or '.join(expected)}, got {_describe_value(inst)}")]
     # anything else (should not happen with our schemas): still report, never drop
     return [Finding("WF102", path, err.message)]
+
+
+def _enum_branch(any_of: dict[str, Any]) -> list[str] | None:
+    for branch in any_of.get("anyOf", []):
+        if isinstance(branch, dict) and "$ref" in branch:
+            target = _defs().get(branch["$ref"].rsplit("/", 1)[-1], {})
+            if "enum" in target:
+                return [v for v in target["enum"] if isinstance(v, str)]
+    return None
 
 
 def _branch_type_matches(any_of: dict[str, Any], sub: ValidationError, inst: Any) -> bool:

@@ -96,6 +96,9 @@ class Workflow:
     blocks: list[Block] = field(default_factory=list)
     #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
     cache: dict[str, Any] = field(default_factory=dict)
+    #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
+    #: None for plain data (the mock server), where rules fall back to node starts
+    source: Any = None
 
     # -- structure -------------------------------------------------------------------------
     @property
@@ -236,8 +239,10 @@ def build(
     sanitized: Sanitized | None = None,
     original: dict[str, Any] | None = None,
     schema_only: bool = False,
+    source: Any = None,
 ) -> Workflow:
-    wf = Workflow(path, mode, root, request, sanitized=sanitized, original=original, schema_only=schema_only)
+    wf = Workflow(path, mode, root, request, sanitized=sanitized, original=original, schema_only=schema_only,
+                  source=source)
     d = wf.definition
     if d is None:
         return wf
@@ -262,8 +267,8 @@ def _blocks(items: Any, path: Path, parent: Block | None, loop: bool) -> list[Bl
         if not isinstance(tag, str) or tag not in model.BLOCK_TYPES:
             if loop and "block_type" not in data:
                 tag, guessed = guess_block_type(data), True
-            elif not isinstance(tag, str):
-                tag = None
+            else:
+                tag = None  # missing or unknown: WF101/WF103 report it
         block = Block(path + (i,), data, tag, guessed, parent)
         block.children = _blocks(data.get("loop_blocks"), path + (i, "loop_blocks"), block, loop=True) if block.is_loop else []
         out.append(block)

@@ -35,8 +35,8 @@ def block_at(wf: Workflow, path: Path) -> Block | None:
 
 
 def block_name(b: Block) -> str:
-    kind = b.tag or "block"
-    return f"{kind} block '{b.label}'" if b.label is not None else f"{kind} block #{b.path[-1] + 1}"
+    kind = f"{b.tag} block" if b.tag else "block"
+    return f"{kind} '{b.label}'" if b.label is not None else f"{kind} #{b.path[-1] + 1}"
 
 
 def describe(wf: Workflow, path: Path) -> str:

@@ -1,0 +1,188 @@
+"""The command line: every output format, every exit code, stdin, selection, config."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from wflint.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "fixtures" / "rules"
+GOOD = FIX / "WF101" / "ok_complete.yaml"
+BAD = FIX / "WF101" / "bad_navigation_without_goal.yaml"
+WARN_ONLY = FIX / "WF213" / "bad_unused.yaml"
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def test_clean_file_exits_0():
+    r = run("check", str(GOOD))
+    assert r.exit_code == 0, r.output
+    assert "WF" not in r.stdout
+
+
+def test_findings_exit_1_and_full_format_shows_source_and_caret():
+    r = run("check", str(BAD))
+    assert r.exit_code == 1
+    out = r.stdout
+    assert f"{BAD}:5:7: WF101 [missing-field]" in out
+    assert "   5 |     - block_type: navigation" in out
+    assert "^" in out
+    assert "Found 1 problem (1 error)." in out
+
+
+def test_warnings_do_not_fail_by_default_but_do_with_fail_level():
+    assert run("check", str(WARN_ONLY)).exit_code == 0
+    assert run("check", "--fail-level", "warning", str(WARN_ONLY)).exit_code == 1
+
+
+def test_concise_format_is_one_line_per_diagnostic():
+    r = run("check", "--format", "concise", str(BAD))
+    lines = r.stdout.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{BAD}:5:7: WF101 [missing-field] error: ")
+
+
+def test_json_format_has_documented_keys():
+    r = run("check", "--format", "json", str(FIX / "WF104" / "bad_typo.yaml"))
+    data = json.loads(r.stdout)
+    assert data and set(data[0]) >= {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message"}
+    d = data[0]
+    assert (d["code"], d["line"], d["column"]) == ("WF104", 10, 7)
+    assert d["help"] == "did you mean 'navigation_goal'?"
+    assert d["end_column"] > d["column"]
+
+
+def test_github_and_sarif_formats():
+    r = run("check", "--format", "github", str(BAD))
+    assert r.stdout.startswith("::error file=")
+    assert ",line=5,col=7," in r.stdout
+    r = run("check", "--format", "sarif", str(BAD))
+    sarif = json.loads(r.stdout)
+    result = sarif["runs"][0]["results"][0]
+    assert result["ruleId"] == "WF101"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
+
+
+def test_stdin_with_filename_picks_the_format():
+    text = BAD.read_text()
+    r = run("check", "-", "--stdin-filename", "flow.yaml", "--format", "concise", input=text)
+    assert r.exit_code == 1
+    assert r.stdout.startswith("flow.yaml:5:7: WF101")
+
+
+def test_select_and_ignore_by_code_prefix_and_name():
+    r = run("check", "--format", "concise", "--ignore", "missing-field", str(BAD))
+    assert r.exit_code == 0 and r.stdout == ""
+    r = run("check", "--format", "concise", "--select", "WF2", str(BAD))
+    assert r.stdout == ""
+    r = run("check", "--format", "concise", "--select", "WF1", str(BAD))
+    assert "WF101" in r.stdout
+
+
+def test_unknown_selector_is_a_usage_error():
+    r = run("check", "--select", "WF999", str(BAD))
+    assert r.exit_code == 2
+    assert "unknown rule selector" in r.stderr
+
+
+def test_missing_path_is_a_usage_error():
+    r = run("check", "does/not/exist.yaml")
+    assert r.exit_code == 2
+    assert "no such file" in r.stderr
+
+
+def test_no_paths_is_a_usage_error():
+    assert run("check").exit_code == 2
+
+
+def test_directory_walk_takes_only_workflow_files(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "flow.yaml").write_text(BAD.read_text())
+    (tmp_path / "other.yaml").write_text("name: not a workflow\nitems: [1, 2]\n")
+    (tmp_path / "notes.txt").write_text("workflow_definition")
+    r = run("check", "--format", "concise", str(tmp_path))
+    assert r.exit_code == 1
+    assert "flow.yaml" in r.stdout and "other.yaml" not in r.stdout
+
+
+def test_explicit_non_workflow_file_is_still_checked(tmp_path):
+    f = tmp_path / "other.yaml"
+    f.write_text("- just\n- a list\n")
+    r = run("check", "--format", "concise", str(f))
+    assert r.exit_code == 1
+    assert "WF002" in r.stdout
+
+
+def test_config_file_is_read(tmp_path):
+    cfg = tmp_path / "wflint.toml"
+    cfg.write_text('ignore = ["WF101"]\n')
+    assert run("check", "--config", str(cfg), str(BAD)).exit_code == 0
+    cfg.write_text('fail-level = "loud"\n')
+    r = run("check", "--config", str(cfg), str(BAD))
+    assert r.exit_code == 2 and "fail-level" in r.stderr
+    cfg.write_text("select = [\n")
+    assert run("check", "--config", str(cfg), str(BAD)).exit_code == 2
+
+
+def test_severity_override_from_config(tmp_path):
+    cfg = tmp_path / "wflint.toml"
+    cfg.write_text('[severity]\nWF213 = "error"\n')
+    assert run("check", "--config", str(cfg), str(WARN_ONLY)).exit_code == 1
+
+
+def test_internal_error_exits_3_without_traceback(monkeypatch):
+    import wflint.cli as cli
+
+    def boom(*a, **k):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(cli, "check_paths", boom)
+    r = CliRunner().invoke(main, ["check", str(GOOD)])
+    assert r.exit_code == 3
+    assert "internal error: kaboom" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_rule_prints_docs_from_the_docstring():
+    from wflint.rules import lookup
+
+    r = run("rule", "WF201")
+    assert r.exit_code == 0
+    assert "WF201 duplicate-label (default severity: error)" in r.stdout
+    assert lookup("WF201").doc.splitlines()[0] in r.stdout
+    assert run("rule", "duplicate-label").stdout == r.stdout
+    assert run("rule", "WF999").exit_code == 2
+    listing = run("rule").stdout
+    assert "WF001" in listing and "WF213" in listing
+
+
+def test_schema_check_passes_on_committed_schemas():
+    r = run("schema", "--check", "-o", str(ROOT / "schemas"))
+    assert r.exit_code == 0, r.output
+
+
+def test_schema_check_fails_when_stale(tmp_path):
+    run("schema", "-o", str(tmp_path))
+    assert run("schema", "--check", "-o", str(tmp_path)).exit_code == 0
+    victim = tmp_path / "workflow-definition.schema.json"
+    victim.write_text(victim.read_text().replace("navigation_goal", "navigation_gaol"))
+    assert run("schema", "--check", "-o", str(tmp_path)).exit_code == 1
+
+
+@pytest.mark.parametrize("payload", [b"\x00\x01\x02binary", b"\xff\xfe\xfa garbage", b"a: [" * 5000, b"{" * 100000])
+def test_hostile_input_never_tracebacks(tmp_path, payload):
+    f = tmp_path / "evil.yaml"
+    f.write_bytes(payload)
+    r = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", "concise", str(f)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "WF001" in r.stdout
