@@ -56,7 +56,7 @@ def test_json_format_has_documented_keys():
     data = json.loads(r.stdout)
     assert data and set(data[0]) >= {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message"}
     d = data[0]
-    assert (d["code"], d["line"], d["column"]) == ("WF104", 10, 7)
+    assert (d["code"], d["line"], d["column"]) == ("WF104", 9, 7)
     assert d["help"] == "did you mean 'navigation_goal'?"
     assert d["end_column"] > d["column"]
 
@@ -186,3 +186,10 @@ def test_hostile_input_never_tracebacks(tmp_path, payload):
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert "WF001" in r.stdout
+
+
+def test_rule_docs_are_fresh():
+    """docs/rules.md is generated from the docstrings; regenerate it with
+    `wflint rule --markdown > docs/rules.md` when a rule changes."""
+    expected = run("rule", "--markdown").stdout
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == expected

@@ -115,7 +115,7 @@ def check_bytes(
 
 def check_text(text: str, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
     """Check one document given as text. ``fmt`` ("yaml"/"json") overrides the file suffix."""
-    return check_source(SourceFile(path, text), config, fmt)
+    return check_source(SourceFile(text, path), config, fmt)
 
 
 def check_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> list[Diagnostic] | None:
@@ -164,17 +164,48 @@ def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Pa
             raise FileNotFoundError(f"no such file or directory: {p}")
 
 
-def check_paths(paths: Iterable[str | Path], config: Config | None = None) -> Report:
+#: below this many files a process pool costs more than it saves
+PARALLEL_THRESHOLD = 64
+
+
+def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None) -> Report:
+    """Check files and directories. ``jobs`` processes share the work (default: one per
+    CPU, and a single process for small runs)."""
     config = config or Config()
     report = Report()
-    for f, explicit in iter_files(paths, config):
-        diags = check_file(f, config, explicit=explicit)
+    files = list(iter_files(paths, config))
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
+        results = _check_parallel(files, config, jobs)
+    else:
+        results = (check_file(f, config, explicit=explicit) for f, explicit in files)
+    for diags in results:
         if diags is None:
             report.files_skipped += 1
             continue
         report.files_checked += 1
         report.diagnostics.extend(diags)
     return report
+
+
+def _check_one(args: tuple[Path, bool, Config]) -> list[Diagnostic] | None:
+    path, explicit, config = args
+    return check_file(path, config, explicit=explicit)
+
+
+def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -> list[list[Diagnostic] | None]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork: workers inherit the imported rules and compiled validators instead of paying
+    # for them again; fall back to one process where fork does not exist
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:
+        return [check_file(f, config, explicit=e) for f, e in files]
+    chunk = max(1, len(files) // (jobs * 8))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        return list(pool.map(_check_one, [(f, e, config) for f, e in files], chunksize=chunk))
 
 
 # ------------------------------------------------------------------------------ server side

@@ -61,8 +61,9 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, debug) -> None:
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug) -> None:
     """Check workflow files and directories ('-' reads standard input)."""
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
@@ -82,7 +83,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
         sys.exit(EXIT_USAGE)
     try:
-        report, lines = _run(paths, cfg, stdin_filename)
+        report, lines = _run(paths, cfg, stdin_filename, jobs)
     except FileNotFoundError as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -100,9 +101,9 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     sys.exit(EXIT_FINDINGS if any(at_or_above(d.severity, cfg.fail_level) for d in diags) else EXIT_OK)
 
 
-def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None) -> tuple[Report, _LineCache]:
+def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None) -> tuple[Report, _LineCache]:
     files = [p for p in paths if p != "-"]
-    report = check_paths(files, cfg) if files else Report()
+    report = check_paths(files, cfg, jobs=jobs) if files else Report()
     lines = _LineCache()
     if "-" in paths:
         data = sys.stdin.buffer.read()
@@ -116,10 +117,16 @@ def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None) -> tup
 @main.command()
 @click.argument("code", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule with its summary.")
-def rule(code: str | None, show_all: bool) -> None:
+@click.option("--markdown", is_flag=True, help="Print the documentation of every rule as Markdown (docs/rules.md).")
+def rule(code: str | None, show_all: bool, markdown: bool) -> None:
     """Show the documentation of a rule (by code or name), or list all rules."""
     from .rules import lookup, registry
 
+    if markdown:
+        from .docs import rules_markdown
+
+        click.echo(rules_markdown(), nl=False)
+        return
     if code is None or show_all:
         for r in registry().values():
             click.echo(f"{r.code}  {r.name:<28} {r.severity:<8} {r.summary}")

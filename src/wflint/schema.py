@@ -42,7 +42,7 @@ def _float_string() -> str:
     # underscores between any two characters (``1_0.5``, ``1e_5``, ``i_nf``).
     def grammar(u: str) -> str:
         digits = f"[0-9]({u}[0-9])*"
-        mantissa = f"({digits}({u}\\.{u}({digits})?)?|\\.{u}{digits})"
+        mantissa = f"({digits}({u}\\.({u}{digits})?)?|\\.{u}{digits})"
         exponent = f"({u}[eE]{u}([+-]{u})?{digits})?"
         words = "|".join(u.join(f"[{c}{c.upper()}]" for c in w) for w in ("infinity", "inf", "nan"))
         return f"([+-]{u})?({mantissa}{exponent}|{words})"
