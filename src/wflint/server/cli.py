@@ -1,0 +1,75 @@
+"""``wflint serve``: run the mock service (registered on wflint's CLI group by the lead;
+``python -m wflint.server`` runs it directly)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .auth import ENV_VAR, ApiKeys, KeySpecError
+
+
+def _folders(specs: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for spec in specs:
+        folder_id, _, title = spec.partition("=")
+        if not folder_id.strip():
+            raise click.BadParameter(f"empty folder id in {spec!r}", param_hint="--folder")
+        out[folder_id.strip()] = title.strip() or folder_id.strip()
+    return out
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="SQLite file that keeps workflows and scripts across restarts (default: in memory).")
+@click.option("--api-key", "api_keys", multiple=True, metavar="KEY[=ORG_ID]",
+              help=f"Accepted x-api-key, optionally with its organization id. Repeatable; also read from ${ENV_VAR}.")
+@click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="File with KEY[=ORG_ID] entries, one per line.")
+@click.option("--seed", "seeds", multiple=True, type=click.Path(exists=True),
+              help="Definition file or directory to create at start (ids derived from the path).")
+@click.option("--strict", is_flag=True, help="Also refuse definitions with wflint errors the service accepts.")
+@click.option("--credential", "credentials", multiple=True, metavar="CRED_ID",
+              help="A credential id that exists (credential rotation lists must name existing ones).")
+@click.option("--folder", "folders", multiple=True, metavar="FOLDER_ID[=TITLE]",
+              help="A folder that exists in every organization.")
+@click.option("--browser-type-supported", is_flag=True,
+              help="Honour an explicit browser_type like Skyvern Cloud (default: refuse it like a self-hosted server).")
+@click.option("--blocked-webhook-host", "blocked_hosts", multiple=True, metavar="HOST",
+              help="A webhook host to refuse as blocked.")
+@click.option("--log-level", default="warning", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,
+          seeds: tuple[str, ...], strict: bool, credentials: tuple[str, ...], folders: tuple[str, ...],
+          browser_type_supported: bool, blocked_hosts: tuple[str, ...], log_level: str) -> None:
+    """Serve a mock of the Skyvern workflow and script API on a local store."""
+    import uvicorn
+
+    from .app import create_app
+    from .seed import SeedError, seed
+    from .state import ServerConfig, ServerState
+
+    try:
+        keys = ApiKeys.resolve(api_keys, api_key_file)
+    except KeySpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--api-key") from None
+    config = ServerConfig(keys=keys, db_path=db_path, strict=strict,
+                          browser_type_supported=browser_type_supported,
+                          credentials=frozenset(credentials), folders=_folders(folders),
+                          blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts))
+    state = ServerState(config)
+    if keys.generated:
+        click.echo(f"development API key: {keys.generated} (organization {keys.orgs_by_key[keys.generated]})")
+    if seeds:
+        try:
+            for seeded in seed(state, keys.organizations[0], seeds):
+                click.echo(seeded.line())
+        except SeedError as exc:
+            click.echo(f"wflint serve: seed failed: {exc}", err=True)
+            sys.exit(2)
+    click.echo(f"serving the mock service on http://{host}:{port} (store: {db_path or 'in memory'})")
+    sys.stdout.flush()
+    uvicorn.run(create_app(state=state), host=host, port=port, log_level=log_level)

@@ -1,0 +1,213 @@
+"""Pydantic request models generated from the declarative model (``wflint.model``).
+
+Nothing here spells a field name: every field, type, bound, default and enumeration comes
+from the model, and the service's custom rules come from ``validators.VALIDATORS``. The
+generated classes reproduce the service's own validation errors:
+
+* top-level ``blocks`` / ``parameters`` are discriminated unions whose tags are members of a
+  ``str`` enum (``<BlockType.TASK: 'task'>`` in messages; one parameter tag is a bare string,
+  as in the service), so the service's ``union_tag_invalid`` text comes out verbatim;
+* ``loop_blocks`` is a plain ("smart") union labelled with the service's class names
+  (``TaskBlockYAML``), so a loop child may omit ``block_type`` and errors are located like the
+  service's;
+* ``proxy_location`` is a union whose branches carry the service's location labels;
+* strings are strict, integers lax unless declared strict, unknown keys are ignored.
+
+``validate_json_path`` validates like the service's body parsing (from attributes, which gives
+``model_attributes_type``); ``validate_yaml_path`` like its handler (``model_type``).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from functools import lru_cache
+from typing import Annotated, Any, Callable, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, create_model
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+from .. import model as M
+from ..model import types as t
+from ..model.enums import PARAMETER_TAGS_PRINTED_BARE
+from . import validators as V
+
+#: the service's class names for objects the declarative model knows by another name; they
+#: appear in "Input should be a valid dictionary or instance of <Class>" on the YAML path
+SERVICE_CLASS_NAMES = {
+    "WorkflowRequest": "WorkflowCreateYAMLRequest",
+    "WorkflowDefinition": "WorkflowDefinitionYAML",
+    "BranchCriteria": "BranchCriteriaYAML",
+    "BranchCondition": "BranchConditionYAML",
+    "WorkflowRequestEnvelope": "WorkflowRequestBody",
+    "CreateScriptRequest": "CreateScriptRequest",
+    "ScriptFile": "ScriptFileCreate",
+}
+
+
+class LabelledUnion:
+    """A plain (smart-mode) union whose branches carry fixed location labels.
+
+    pydantic would label a branch by its core-schema name, which for a model with validators
+    is ``function-after[...]``; the service's errors show the class name. ``choices`` is
+    called when the schema is built, so members may be defined later (loop bodies refer to
+    every block type, including the loops themselves)."""
+
+    def __init__(self, choices: Callable[[], list[tuple[Any, str]]]) -> None:
+        self.choices = choices
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return core_schema.union_schema(
+            [(handler.generate_schema(tp), label) for tp, label in self.choices()]
+        )
+
+
+class _Base(BaseModel):
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+
+@lru_cache(maxsize=None)
+def python_enum(spec: t.Enum) -> type[enum.Enum]:
+    """A ``str`` enum whose members print like the service's (``<BlockType.TASK: 'task'>``)."""
+    members = spec.members or tuple(v.upper().replace("-", "_") for v in spec.values)
+    return enum.Enum(spec.name, list(zip(members, spec.values)), type=str)  # type: ignore[return-value]
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.classes: dict[str, type[BaseModel]] = {}
+        self.block_classes: dict[str, type[BaseModel]] = {}
+        self.parameter_classes: dict[str, type[BaseModel]] = {}
+
+    # ------------------------------------------------------------------ types
+
+    def annotation(self, typ: Any, owner: str = "", field: str = "") -> Any:
+        if isinstance(typ, t.Str):
+            constraints = StringConstraints(strip_whitespace=typ.strip or None,
+                                            min_length=typ.min_length, max_length=typ.max_length)
+            return Annotated[str, constraints]
+        if isinstance(typ, t.Int):
+            extra = [Strict()] if typ.strict else []
+            return Annotated[int, Field(ge=typ.ge, le=typ.le), *extra]
+        if isinstance(typ, t.Num):
+            return float
+        if isinstance(typ, t.Bool):
+            return bool
+        if isinstance(typ, t.FreeObject):
+            return dict[str, Any]
+        if isinstance(typ, t.StrMap):
+            return dict[str, str]
+        if isinstance(typ, t.AnyJSON) or typ is Any:
+            return Any
+        if isinstance(typ, t.Enum):
+            if typ.literal:
+                return Literal[typ.values]  # type: ignore[valid-type]
+            return python_enum(typ)
+        if isinstance(typ, t.Array):
+            item = self.annotation(typ.items, owner, field)
+            return Annotated[list[item], Field(min_length=typ.min_items)]  # type: ignore[valid-type]
+        if isinstance(typ, t.Ref):
+            return self.object_class(M.OBJECTS[typ.target])
+        if isinstance(typ, t.Union):
+            labels = M.OBJECTS.get(owner, M.REQUEST).extra.get("union_locs", {}).get(field)
+            options = [self.annotation(o, owner, field) for o in typ.options if o is not None]
+            if labels:
+                pairs = list(zip(options, labels))
+                return Annotated[Any, LabelledUnion(lambda pairs=pairs: pairs)]
+            return Union[tuple(options)]  # type: ignore[return-value]
+        if isinstance(typ, t.Blocks):
+            if typ.loop:
+                return list[Annotated[Any, LabelledUnion(self._loop_choices)]]
+            return list[Annotated[Union[tuple(self.block_classes.values())], Field(discriminator="block_type")]]  # type: ignore[misc]
+        if isinstance(typ, t.Parameters):
+            return list[Annotated[Union[tuple(self.parameter_classes.values())], Field(discriminator="parameter_type")]]  # type: ignore[misc]
+        raise TypeError(f"no pydantic annotation for {typ!r}")
+
+    def _loop_choices(self) -> list[tuple[Any, str]]:
+        return [(cls, cls.__name__) for cls in self.block_classes.values()]
+
+    def field_definition(self, f: t.Field, owner: str) -> tuple[Any, Any]:
+        ann = self.annotation(f.type, owner, f.name)
+        if f.nullable:
+            ann = Optional[ann]
+        if f.required:
+            return ann, ...
+        default = f.default if f.default is not t.MISSING else None
+        if isinstance(f.type, t.Enum) and not f.type.literal and isinstance(default, str):
+            default = python_enum(f.type)(default)  # a member, so dumping does not warn
+        if isinstance(default, (list, dict)):
+            return ann, Field(default_factory=lambda d=default: copy.deepcopy(d))
+        return ann, default
+
+    # ------------------------------------------------------------------ objects
+
+    def _create(self, name: str, fields: dict[str, Any], validators: dict[str, Any]) -> type[BaseModel]:
+        return create_model(name, __base__=_Base, __validators__=validators, **fields)  # type: ignore[call-overload]
+
+    def object_class(self, obj: t.ObjectModel) -> type[BaseModel]:
+        if obj.name not in self.classes:
+            fields = {f.name: self.field_definition(f, obj.name) for f in obj.fields}
+            validators = dict(V.VALIDATORS.get(obj.name, {}))
+            name = obj.class_name or SERVICE_CLASS_NAMES.get(obj.name, obj.name)
+            self.classes[obj.name] = self._create(name, fields, validators)
+        return self.classes[obj.name]
+
+    def tagged_class(self, obj: t.ObjectModel, tag_field: str, tag: Any, shared: tuple[t.Field, ...],
+                     validators: dict[str, Any]) -> type[BaseModel]:
+        fields: dict[str, Any] = {}
+        for f in (*shared, *obj.fields):
+            fields[f.name] = self.field_definition(f, obj.name)
+        fields[tag_field] = (Literal[tag], tag)  # type: ignore[valid-type]
+        validators = {**validators, **V.VALIDATORS.get(obj.tag or "", {})}
+        return self._create(obj.class_name or obj.name, fields, validators)
+
+    def build(self) -> None:
+        block_enum = python_enum(M.enums.BLOCK_TYPE)
+        for tag, obj in M.BLOCK_TYPES.items():
+            self.block_classes[tag] = self.tagged_class(
+                obj, "block_type", block_enum(tag), M.COMMON_BLOCK_FIELDS, V.label_validators())
+        param_enum = python_enum(M.enums.PARAMETER_TYPE)
+        for tag, obj in M.PARAMETER_TYPES.items():
+            tag_value = tag if tag in PARAMETER_TAGS_PRINTED_BARE else param_enum(tag)
+            self.parameter_classes[tag] = self.tagged_class(
+                obj, "parameter_type", tag_value, (), V.key_validators())
+        for obj in M.OBJECTS.values():
+            if obj.tag is None:
+                self.object_class(obj)
+        for cls in [*self.classes.values(), *self.block_classes.values(), *self.parameter_classes.values()]:
+            cls.model_rebuild(force=True)
+
+
+@lru_cache(maxsize=1)
+def builder() -> _Builder:
+    b = _Builder()
+    b.build()
+    return b
+
+
+def model_class(name: str) -> type[BaseModel]:
+    """The generated class of a declarative object, by ``ObjectModel.name``."""
+    return builder().classes[name]
+
+
+def envelope_class() -> type[BaseModel]:
+    return model_class(M.ENVELOPE.name)
+
+
+def request_class() -> type[BaseModel]:
+    return model_class(M.REQUEST.name)
+
+
+def script_request_class() -> type[BaseModel]:
+    return model_class("CreateScriptRequest")
+
+
+def validate_json_path(cls: type[BaseModel], data: Any) -> BaseModel:
+    """Like the service's body parsing (FastAPI validates from attributes)."""
+    return cls.model_validate(data, from_attributes=True)
+
+
+def validate_yaml_path(data: Any) -> BaseModel:
+    """Like the service's handler validating the loaded YAML document."""
+    return request_class().model_validate(data)

@@ -1,0 +1,186 @@
+"""Create and update: the service's save-time pipeline (reference §6), stage by stage.
+
+A5 body model (422 list form) → B1 path choice → B2 YAML parse, sanitizer and model (422
+string form) → C service pre-checks → D–G definition checks → persistence. The C–G checks
+are collected as ``ServiceVerdict``s, from this module (the ones that need the store or the
+server's configuration) and from wflint's engine (the rest), and sorted in the service's
+order: the first one is the answer. Every stage raises ``errors.Reply`` to answer early.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..diagnostics import ServiceVerdict
+from ..sanitize import sanitize
+from ..service_rules import normalize_credential_ids
+from . import engine_bridge, models
+from .errors import Reply, detail, missing_body, shape_l, shape_s
+from .state import ServerState
+from .webhook import webhook_url_error
+from .workflows import Submission, build_workflow, present, submission
+from .yamlload import YamlSyntaxError, load_definition
+
+NO_DEFINITION = "Invalid workflow definition. Workflow should be provided in either yaml or json format."
+MISSING = object()  # no request body at all
+
+
+def not_found(wpid: str) -> str:
+    return f"Workflow not found. workflow_permanent_id={wpid}"
+
+
+# --------------------------------------------------------------------------- stages A5 and B
+
+
+def parse_envelope(body: Any) -> BaseModel:
+    """A5: the body model, with a full validation of ``json_definition``."""
+    if body is MISSING or body is None:
+        raise missing_body()
+    try:
+        return models.validate_json_path(models.envelope_class(), body)
+    except ValidationError as exc:
+        raise shape_l(exc) from None
+
+
+def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yaml: bool = True
+                      ) -> tuple[dict[str, Any], str, BaseModel]:
+    """B1/B2: (raw request the engine checks, "json"|"yaml", validated request model).
+    Only the legacy raw-YAML update skips the sanitizer."""
+    if envelope.yaml_definition:
+        try:
+            document = load_definition(envelope.yaml_definition)
+        except YamlSyntaxError as exc:
+            raise detail(422, exc.detail) from None
+        # the service's sanitizer crashes (500) on a non-mapping document or item; here the
+        # model validation below reports those as a clear 422 instead
+        raw = sanitize(document).request if isinstance(document, dict) and sanitize_yaml else document
+        try:
+            return raw, "yaml", models.validate_yaml_path(raw)
+        except ValidationError as exc:
+            raise shape_s(exc) from None
+    if envelope.json_definition is not None:
+        return body["json_definition"], "json", envelope.json_definition
+    raise detail(422, NO_DEFINITION)
+
+
+# --------------------------------------------------------------------------- stage C (server side)
+
+
+def _credential_verdicts(state: ServerState, sub: Submission) -> list[ServiceVerdict]:
+    """C4 step 7: every rotation and fallback id must name an existing credential. The mock
+    knows only the ids given with ``--credential``."""
+    out = []
+    for i, p in enumerate(sub.data["workflow_definition"]["parameters"]):
+        if p["parameter_type"] != "credential":
+            continue
+        _, ids, fallbacks = normalize_credential_ids(p["credential_id"], p.get("credential_ids"),
+                                                     p.get("fallback_credential_ids"))
+        unknown = [x for x in dict.fromkeys([*(ids or []), *(fallbacks or [])]) if x not in state.config.credentials]
+        if unknown:
+            message = f"Invalid credential ID: {', '.join(unknown)}. Failed to resolve to a valid credential."
+            out.append(ServiceVerdict(400, message, ("C", 4, i, 7)))
+    return out
+
+
+def server_verdicts(state: ServerState, sub: Submission, previous: dict[str, Any] | None,
+                    wpid: str | None) -> list[ServiceVerdict]:
+    data, out = sub.data, []
+    browser_type = data.get("browser_type")
+    if browser_type is not None and not state.config.browser_type_supported:
+        out.append(ServiceVerdict(400, (
+            f"browser_type={browser_type!r} is not supported by this runtime: it has no "
+            "dynamic-browser capability to honor an explicit engine selection. Remove the "
+            "browser_type setting or run on Skyvern Cloud."), ("C", 1)))
+    if data.get("recording_id"):
+        # the mock stores no browser recordings, so every id is unknown (as on create)
+        out.append(ServiceVerdict(404, f"Browser recording {data['recording_id']} not found", ("C", 3)))
+    out.extend(_credential_verdicts(state, sub))
+    if wpid is not None and previous is None:
+        out.append(ServiceVerdict(404, not_found(wpid), ("C", 5)))
+    url = data.get("webhook_callback_url")
+    if url and (previous is None or url != previous.get("webhook_callback_url")):
+        message = webhook_url_error(url, state.config.blocked_webhook_hosts)
+        if message:
+            out.append(ServiceVerdict(400, message, ("C", 6)))
+    return out
+
+
+def _browser_profile_key_error(sub: Submission) -> str | None:
+    """The service answers 500 for a key that is not a valid Jinja template; the mock 422."""
+    key = sub.data.get("browser_profile_key")
+    if not isinstance(key, str) or not key.strip():
+        return None
+    import jinja2
+
+    try:
+        jinja2.Environment().parse(key.strip())
+    except jinja2.TemplateSyntaxError as exc:
+        return f"browser_profile_key is not a valid Jinja template: {exc.message} (line {exc.lineno})"
+    return None
+
+
+# --------------------------------------------------------------------------- the whole pipeline
+
+
+def _first_rejection(verdicts: list[ServiceVerdict]) -> ServiceVerdict | None:
+    return min(verdicts, key=lambda v: engine_bridge.order_key(v.order), default=None)
+
+
+def save_workflow(
+    state: ServerState,
+    organization_id: str,
+    body: Any,
+    *,
+    wpid: str | None = None,
+    create: bool = False,
+    folder_id: str | None = None,
+    idempotent: bool = False,
+    sanitize_yaml: bool = True,
+) -> tuple[dict[str, Any], bool]:
+    """Create (``create=True``; ``wpid`` given for idempotent or seeded creates) or update
+    ``wpid``. Returns (reply object, whether a version was written)."""
+    envelope = parse_envelope(body)
+    if create and idempotent and wpid is not None:
+        existing = state.store.first_version(organization_id, wpid)
+        if existing is not None:  # returned as is, without looking at the new body (§9.3)
+            return present(existing), False
+    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml)
+    sub = submission(request)
+    previous = None if create else state.store.latest(organization_id, wpid or "", include_deleted=True)
+    verdicts = server_verdicts(state, sub, previous, None if create else wpid)
+    engine = engine_bridge.evaluate(raw, mode)
+    verdicts += [v for v in engine.rejections if engine_bridge.stage_of(v) not in ("A", "B", "C1", "C3", "C5", "C6")]
+    rejection = _first_rejection(verdicts)
+    if rejection is not None:
+        raise Reply(rejection.status, {"detail": rejection.detail})
+    problem = _browser_profile_key_error(sub)
+    if problem:
+        raise detail(422, problem)
+    if state.config.strict and engine.errors:
+        raise Reply(422, engine_bridge.strict_body(engine.errors))
+    if create:
+        chosen_folder = folder_id if folder_id is not None else sub.data.get("folder_id")
+        if chosen_folder is not None and chosen_folder not in state.config.folders:
+            # the service fails with a database error (500); the mock names the problem
+            raise detail(404, f"Folder not found. folder_id={chosen_folder}")
+        wpid = wpid or state.new_id("wpid")
+    else:
+        chosen_folder = None
+    return _persist(state, organization_id, sub, wpid, chosen_folder, only_if_new=create and idempotent)
+
+
+def _persist(state: ServerState, organization_id: str, sub: Submission, wpid: str, folder_id: str | None,
+             *, only_if_new: bool) -> tuple[dict[str, Any], bool]:
+    def build(previous: dict[str, Any] | None, version: int) -> tuple[dict[str, Any], list[str]]:
+        return build_workflow(sub, previous=previous, organization_id=organization_id, wpid=wpid,
+                              version=version, workflow_id=state.new_id("w"), now=state.now(),
+                              new_id=state.new_id, folder_id=folder_id)
+
+    try:
+        doc, created = state.store.write_version(organization_id, wpid, build, only_if_new=only_if_new)
+    except sqlite3.IntegrityError:
+        raise detail(409, f"Concurrent update detected for workflow {wpid}. Please retry.") from None
+    return present(doc), created

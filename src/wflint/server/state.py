@@ -1,0 +1,61 @@
+"""Configuration and shared state of one mock server instance."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Iterator
+
+from .auth import ApiKeys
+from .errors import detail
+from .ids import IdGenerator
+from .store import Store
+
+
+@dataclass
+class ServerConfig:
+    keys: ApiKeys = field(default_factory=ApiKeys)
+    #: SQLite file; None keeps everything in memory
+    db_path: str | None = None
+    #: --strict: also refuse definitions with wflint errors the service would accept
+    strict: bool = False
+    #: like Skyvern Cloud: honour an explicit browser_type (a self-hosted server refuses it, C1)
+    browser_type_supported: bool = False
+    #: credential ids that exist in every organization (rotation lists must name these, C4)
+    credentials: frozenset[str] = frozenset()
+    #: folder id → title; folders exist in every organization
+    folders: dict[str, str] = field(default_factory=dict)
+    #: webhook hosts refused as "blocked" (C6)
+    blocked_webhook_hosts: frozenset[str] = frozenset()
+
+
+class ServerState:
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.store = Store(config.db_path)
+        self.ids = IdGenerator()
+        self._inflight: set[str] = set()
+        self._inflight_lock = threading.Lock()
+
+    def new_id(self, prefix: str) -> str:
+        return self.ids.new(prefix)
+
+    @staticmethod
+    def now() -> str:
+        """UTC, no zone, microseconds: the service's date-time form."""
+        return datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
+
+    @contextmanager
+    def creating(self, wpid: str) -> Iterator[None]:
+        """Marks an idempotent create in progress; a second one at the same time gets 409."""
+        with self._inflight_lock:
+            if wpid in self._inflight:
+                raise detail(409, "Workflow creation with this idempotency key is still in progress.")
+            self._inflight.add(wpid)
+        try:
+            yield
+        finally:
+            with self._inflight_lock:
+                self._inflight.discard(wpid)

@@ -1,0 +1,213 @@
+"""The pydantic validators that attach the service's custom model rules to generated models.
+
+Each validator is a thin adapter: it reads the values pydantic has parsed, calls the rule in
+``wflint.service_rules`` and raises ``ValueError(message)``, which pydantic reports as a
+``value_error`` with the "Value error, " prefix, exactly like the service. Where a rule sits
+decides where the error is located: field validators at the field, model validators at the
+object (for blocks: ``[..., "blocks", i, "<tag>"]``).
+
+``VALIDATORS`` maps a block or parameter tag, or an object name, to the validators of that
+model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import field_validator, model_validator
+
+from .. import service_rules as rules
+from .scripts import decode_script_path
+
+ISO_COUNTRIES = frozenset("""
+AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS
+BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE
+EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM
+HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC
+LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA
+NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW
+SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO
+TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW
+""".split())
+
+
+def _raise(message: str | None) -> None:
+    if message:
+        raise ValueError(message)
+
+
+# --------------------------------------------------------------------------- shared
+
+
+def _check_label(cls: Any, v: str) -> str:
+    _raise(rules.block_label_error(v))
+    return v
+
+
+def _check_key(cls: Any, v: str) -> str:
+    _raise(rules.parameter_key_error(v))
+    return v
+
+
+def label_validators() -> dict[str, Any]:
+    """For every block model (a fresh descriptor per model)."""
+    return {"check_label": field_validator("label")(classmethod(_check_label))}
+
+
+def key_validators() -> dict[str, Any]:
+    """For every parameter model."""
+    return {"check_key": field_validator("key")(classmethod(_check_key))}
+
+# --------------------------------------------------------------------------- blocks
+
+
+def _conditional(self: Any) -> Any:
+    _raise(rules.conditional_branches_error([b.is_default for b in self.branch_conditions]))
+    return self
+
+
+def _code_raw(cls: Any, data: Any) -> Any:
+    # the service looks at the raw input keys before anything else is validated
+    if isinstance(data, dict):
+        _raise(rules.code_block_key_error(data.keys()))
+        mapping = data.get("error_code_mapping")
+        if mapping is not None:
+            _raise(rules.code_error_code_mapping_error(mapping))
+    return data
+
+
+def _send_email(self: Any) -> Any:
+    _raise(rules.send_email_transport_error(
+        transport=_value(self.transport),
+        custom_smtp_host=self.custom_smtp_host,
+        custom_smtp_port=self.custom_smtp_port,
+        custom_smtp_username=self.custom_smtp_username,
+        custom_smtp_password=self.custom_smtp_password,
+        sender_given="sender" in self.model_fields_set,
+        cc=self.cc,
+        bcc=self.bcc,
+    ))
+    return self
+
+
+def _terminate_code(cls: Any, v: str | None) -> str | None:
+    if v is None:
+        return None
+    v = rules.normalize_terminate_error_code(v)
+    _raise(rules.terminate_error_code_error(v))
+    return v
+
+
+def _outcome_code(cls: Any, v: Any) -> Any:
+    if isinstance(v, str):
+        v = v.strip()
+        _raise(rules.outcome_error_code_error(v))
+    return v
+
+
+def _web_search_schema(cls: Any, v: Any) -> Any:
+    _raise(rules.web_search_json_schema_error(v))
+    return v
+
+
+def _web_search(self: Any) -> Any:
+    _raise(rules.web_search_no_match_error(self.no_match_error_code, self.prompt))
+    return self
+
+
+def _http_request(self: Any) -> Any:
+    _raise(rules.http_request_conflict_error(self.save_response_as_file, self.secret_response_paths))
+    return self
+
+
+# --------------------------------------------------------------------------- nested objects
+
+
+def _branch(self: Any) -> Any:
+    _raise(rules.branch_condition_error(self.criteria is not None, bool(self.is_default)))
+    return self
+
+
+def _retry_on(cls: Any, v: list[Any]) -> list[Any]:
+    _raise(rules.retry_on_duplicate_error([_value(r.status) for r in v]))
+    return v
+
+
+def _error_codes(cls: Any, v: list[str] | None) -> list[str] | None:
+    return rules.normalize_error_codes(v)
+
+
+def _timezone(cls: Any, v: str | None) -> str | None:
+    if v is not None:
+        _raise(rules.timezone_error(v))
+    return v
+
+
+def _geo_target(self: Any) -> Any:
+    # normalised as the service stores it; an unsupported country fails the GeoTarget branch,
+    # and the proxy_location union then keeps the object as a plain dict (stored as null)
+    country = self.country.upper()
+    _raise(None if country in ISO_COUNTRIES else f"Unsupported country code: {country}")
+    self.country = country
+    if self.subdivision and self.subdivision.upper().startswith(country + "-"):
+        self.subdivision = self.subdivision[len(country) + 1:]
+    return self
+
+
+# --------------------------------------------------------------------------- request, definition
+
+
+def _browser_type(cls: Any, v: str | None) -> str | None:
+    if v is not None:
+        _raise(rules.browser_type_error(v))
+    return v
+
+
+def _max_elapsed_raw(cls: Any, v: Any) -> Any:
+    _raise(rules.max_elapsed_time_minutes_bool_error(v))
+    return v
+
+
+def _definition(self: Any) -> Any:
+    labels = [b.label for b in self.blocks]
+    kinds = [(_value(b.block_type), b.next_block_label) for b in self.blocks]
+    version, err = rules.definition_error(labels, self.finally_block_label, self.version, kinds)
+    _raise(err)
+    self.version = version
+    return self
+
+
+def _script_path(cls: Any, v: str) -> str:
+    return decode_script_path(v)  # raises ValueError with the service's message
+
+
+def _value(v: Any) -> Any:
+    """An enum member's value, or the value itself."""
+    return getattr(v, "value", v)
+
+
+VALIDATORS: dict[str, dict[str, Any]] = {
+    "conditional": {"check_branches": model_validator(mode="after")(_conditional)},
+    "code": {"check_raw_keys": model_validator(mode="before")(classmethod(_code_raw))},
+    "send_email": {"check_transport": model_validator(mode="after")(_send_email)},
+    "terminate": {"check_error_code": field_validator("error_code")(classmethod(_terminate_code))},
+    "web_search": {
+        "trim_codes": field_validator("no_results_error_code", "no_match_error_code", mode="before")(
+            classmethod(_outcome_code)),
+        "check_schema": field_validator("json_schema")(classmethod(_web_search_schema)),
+        "check_no_match": model_validator(mode="after")(_web_search),
+    },
+    "http_request": {"check_conflict": model_validator(mode="after")(_http_request)},
+    "BranchCondition": {"check_branch": model_validator(mode="after")(_branch)},
+    "RetryPolicy": {"check_retry_on": field_validator("retry_on")(classmethod(_retry_on))},
+    "RetryRule": {"dedupe_codes": field_validator("error_codes")(classmethod(_error_codes))},
+    "BrowserSettings": {"check_timezone": field_validator("timezone_id")(classmethod(_timezone))},
+    "GeoTarget": {"normalise": model_validator(mode="after")(_geo_target)},
+    "WorkflowRequest": {
+        "check_browser_type": field_validator("browser_type")(classmethod(_browser_type)),
+        "check_max_elapsed_bool": field_validator("max_elapsed_time_minutes", mode="before")(
+            classmethod(_max_elapsed_raw)),
+    },
+    "WorkflowDefinition": {"check_definition": model_validator(mode="after")(_definition)},
+    "ScriptFile": {"decode_path": field_validator("path")(classmethod(_script_path))},
+}
