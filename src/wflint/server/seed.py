@@ -19,6 +19,7 @@ from typing import Iterable, Iterator
 
 from .errors import Reply
 from .ids import derived_id
+from .yamlload import load_definition as load_yaml
 from .pipeline import save_workflow
 from .state import ServerState
 
@@ -68,13 +69,29 @@ def _body(path: Path, text: str) -> object:
         if isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data):
             return data
         return {"json_definition": data}
+    # a YAML file may itself be an update body (yaml_definition: | ...): send it as one
+    try:
+        data = load_yaml(text)
+    except Exception:  # noqa: BLE001 - a YAML error is reported by the pipeline, verbatim
+        data = None
+    if isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data):
+        return data
     return {"yaml_definition": text}
+
+
+def _is_workflow(path: Path, text: str) -> bool:
+    """Directories may hold other YAML/JSON: seed only what looks like a workflow, as
+    ``wflint check`` walks directories."""
+    return any(k in text for k in ("workflow_definition", "json_definition", "yaml_definition"))
 
 
 def seed(state: ServerState, organization_id: str, paths: Iterable[str]) -> list[Seeded]:
     out = []
+    explicit = {Path(p) for p in paths}
     for path in seed_files(paths):
         text = path.read_text(encoding="utf-8")
+        if path not in explicit and not _is_workflow(path, text):
+            continue
         wpid = seed_id(path)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         existing = state.store.latest(organization_id, wpid, include_deleted=True)
