@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from . import model
 from .diagnostics import Diagnostic, ServiceVerdict, make
 from .nodes import Node, Pos
+from .rules._lax import lax_int
 from .sanitize import Sanitized
 
 Path = tuple[Any, ...]
@@ -149,13 +150,9 @@ class Workflow:
         """The definition version the service will use (§3.4)."""
         d = self.definition or {}
         v = d.get("version")
-        if isinstance(v, bool):
-            v = int(v)
-        if isinstance(v, (int, float)) or (isinstance(v, str) and v.strip().lstrip("+-").isdigit()):
-            try:
-                return int(float(v))
-            except (TypeError, ValueError):
-                pass
+        explicit = lax_int(v) if v is not None else None
+        if explicit is not None:
+            return explicit
         return 2 if self.uses_v2_constructs else 1
 
     @property

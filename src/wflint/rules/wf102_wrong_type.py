@@ -23,7 +23,8 @@ field refuses it; quote it.
 
 import sys
 
-from ._common import yield_findings
+from ..service_rules import max_elapsed_time_minutes_bool_error
+from ._common import model_verdict, yield_findings
 
 CODE = "WF102"
 NAME = "wrong-type"
@@ -32,4 +33,11 @@ STAGE = "model"
 
 
 def check(wf):
-    yield from yield_findings(wf, sys.modules[__name__])
+    rule = sys.modules[__name__]
+    yield from yield_findings(wf, rule)
+    minutes = wf.request.get("max_elapsed_time_minutes")
+    if max_elapsed_time_minutes_bool_error(minutes):
+        # integers are lax, but this field refuses a boolean explicitly
+        yield wf.diag(rule, f"'max_elapsed_time_minutes' must be a number of minutes, got the boolean {str(minutes).lower()}",
+                      ("max_elapsed_time_minutes",), help="write a number of minutes from 1 to 480, or remove it",
+                      service=model_verdict(wf, ("max_elapsed_time_minutes",)))

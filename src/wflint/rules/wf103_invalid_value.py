@@ -16,9 +16,11 @@ case-sensitive, as in the service. The closest valid value is suggested.
     proxy_location: RESIDENTIAL
 """
 
+import functools
 import sys
 
-from ._common import yield_findings
+from ..service_rules import BROWSER_TYPES, browser_type_error, timezone_error
+from ._common import model_verdict, suggest, yield_findings
 
 CODE = "WF103"
 NAME = "invalid-value"
@@ -27,4 +29,25 @@ STAGE = "model"
 
 
 def check(wf):
-    yield from yield_findings(wf, sys.modules[__name__])
+    rule = sys.modules[__name__]
+    yield from yield_findings(wf, rule)
+    # two values the service checks with its own rules rather than an enumeration
+    browser_type = wf.request.get("browser_type")
+    if isinstance(browser_type, str) and browser_type_error(browser_type):
+        yield wf.diag(rule, f"{browser_type!r} is not a valid browser_type; allowed: {', '.join(BROWSER_TYPES)}",
+                      ("browser_type",), help=suggest(browser_type, BROWSER_TYPES) or "remove browser_type",
+                      service=model_verdict(wf, ("browser_type",)))
+    settings = (wf.definition or {}).get("browser_settings")
+    zone = settings.get("timezone_id") if isinstance(settings, dict) else None
+    if isinstance(zone, str) and _have_zone_data() and timezone_error(zone):
+        path = ("workflow_definition", "browser_settings", "timezone_id")
+        yield wf.diag(rule, f"timezone_id {zone!r} is not an IANA time-zone name (UTC offsets are refused)", path,
+                      help="use a name such as 'Europe/Berlin' or 'America/New_York'", service=model_verdict(wf, path))
+
+
+@functools.lru_cache(maxsize=1)
+def _have_zone_data():
+    """Without a time-zone database every name would look invalid: then say nothing."""
+    import zoneinfo
+
+    return bool(zoneinfo.available_timezones())
