@@ -19,7 +19,7 @@ case-sensitive, as in the service. The closest valid value is suggested.
 import functools
 import sys
 
-from ..service_rules import BROWSER_TYPES, browser_type_error, timezone_error
+from ..service_rules import BROWSER_TYPES, browser_type_error, geo_target_country_error, timezone_error
 from ._common import model_verdict, suggest, yield_findings
 
 CODE = "WF103"
@@ -37,12 +37,26 @@ def check(wf):
         yield wf.diag(rule, f"{browser_type!r} is not a valid browser_type; allowed: {', '.join(BROWSER_TYPES)}",
                       ("browser_type",), help=suggest(browser_type, BROWSER_TYPES) or "remove browser_type",
                       service=model_verdict(wf, ("browser_type",)))
+    proxy = wf.request.get("proxy_location")
+    if isinstance(proxy, dict) and not _valid_geo_target(proxy):
+        # accepted, but the service stores null: the run gets no proxy at all
+        yield wf.diag(rule, "proxy_location is an object but not a valid GeoTarget (country: a supported two-letter "
+                      "code; subdivision up to 10 and city up to 100 characters); the service accepts it and stores "
+                      "null, so the run uses no proxy", ("proxy_location",), severity="warning",
+                      help='write e.g. {country: US, subdivision: CA} or a proxy name such as RESIDENTIAL')
     settings = (wf.definition or {}).get("browser_settings")
     zone = settings.get("timezone_id") if isinstance(settings, dict) else None
     if isinstance(zone, str) and _have_zone_data() and timezone_error(zone):
         path = ("workflow_definition", "browser_settings", "timezone_id")
         yield wf.diag(rule, f"timezone_id {zone!r} is not an IANA time-zone name (UTC offsets are refused)", path,
                       help="use a name such as 'Europe/Berlin' or 'America/New_York'", service=model_verdict(wf, path))
+
+
+def _valid_geo_target(value):
+    from ..validate import validator
+
+    country = value.get("country")
+    return validator("GeoTarget").is_valid(value) and geo_target_country_error(str(country).upper()) is None
 
 
 @functools.lru_cache(maxsize=1)
