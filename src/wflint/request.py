@@ -38,14 +38,16 @@ def looks_like_workflow(root: Node | None) -> bool:
     )
 
 
-def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False) -> view.Workflow:
+def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False,
+                 source: SourceFile | None = None) -> view.Workflow:
     data = root.to_data()
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
         result = sanitize(data)
-        return view.build(source_path, mode, root, result.request, sanitized=result, original=data, schema_only=schema_only)
-    return view.build(source_path, mode, root, data, schema_only=schema_only)
+        return view.build(source_path, mode, root, result.request, sanitized=result, original=data,
+                          schema_only=schema_only, source=source)
+    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source)
 
 
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto") -> Unwrapped:
@@ -55,7 +57,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
-        out.workflows.append(workflow_for(source.path, chosen, root))
+        out.workflows.append(workflow_for(source.path, chosen, root, source=source))
         return out
 
     yaml_node = root.get("yaml_definition")
@@ -67,7 +69,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
         inner = parse_embedded(source, yaml_node)
         out.diagnostics.extend(inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
-            out.workflows.append(workflow_for(source.path, "yaml", inner.root))
+            out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source))
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
             out.diagnostics.append(
                 make(
@@ -80,7 +82,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
             )
     if json_used:
         # validated during body parsing even when yaml_definition wins (§2.1)
-        out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used))
+        out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source))
         if yaml_used:
             k = root.key_node("json_definition") or json_node
             out.diagnostics.append(

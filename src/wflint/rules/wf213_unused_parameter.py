@@ -21,34 +21,21 @@ meant to read it names something else. The service accepts it silently.
       - {block_type: goto_url, label: open, url: "{{ start_url }}"}
 """
 
-import re
 import sys
+
+from .. import templates
 
 CODE = "WF213"
 NAME = "unused-parameter"
 SEVERITY = "warning"
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SMTP_SLOTS = ("smtp_host", "smtp_port", "smtp_username", "smtp_password")
 
 
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-
-
 def referenced_names(wf) -> set[str]:
-    """Every name a parameter could be referenced by, collected over the whole request."""
-    used: set[str] = set()
-    for text in _strings(wf.request):
-        if "{{" in text or "{%" in text:
-            used.update(_NAME.findall(text))
+    """Every name a parameter could be referenced by, collected over the whole request: the
+    variables the templated fields read (see ``wflint.templates``) and the key fields."""
+    used = templates.read_names(wf)
     for b in wf.all_blocks:
         keys = b.data.get("parameter_keys")
         if isinstance(keys, list):
@@ -59,17 +46,25 @@ def referenced_names(wf) -> set[str]:
                 used.add(v)
         ref = b.data.get("loop_variable_reference")
         if isinstance(ref, str):
-            used.update(_NAME.findall(ref))
+            # a bare key (no braces) names the loop source directly (§6.6)
+            used.add(ref.strip().strip("{}").strip())
         if b.tag == "send_email":
             used.update(_SMTP_SLOTS)
         if b.tag == "code" and isinstance(b.data.get("code"), str):
-            used.update(_NAME.findall(b.data["code"]))
+            # injected parameters (parameter_keys) are Python variables of the code
+            used.update(_python_names(b.data["code"]))
     for p in wf.params:
         for field in ("source_parameter_key", "url_parameter_key"):
             v = p.data.get(field)
             if isinstance(v, str):
                 used.add(v)
     return used
+
+
+def _python_names(code: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
 
 
 def check(wf):

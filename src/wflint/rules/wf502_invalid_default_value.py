@@ -35,6 +35,8 @@ order; a repeated key is skipped (WF206 reports it).
 import json
 import sys
 
+from .wf004_yaml11_ambiguous_value import yaml11_reading
+
 from ..service_rules import coerce_default_value
 from ._common import service_verdict
 
@@ -81,7 +83,7 @@ def check(wf):
                           service=service_verdict(400, error, "D", 5, p.index))
             continue
         surprise = _surprise(kind, value, stored)
-        if surprise:
+        if surprise and yaml11_reading(wf.node(path)) is None:  # a YAML 1.1 surprise is WF004's to explain
             yield wf.diag(rule, f"default_value {_show(value)} of {kind} parameter '{p.key}' {surprise}", path,
                           severity="warning", help=_fix(kind))
 

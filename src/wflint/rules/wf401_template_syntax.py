@@ -1,0 +1,128 @@
+"""A Jinja template in a templated field does not parse.
+
+**What it checks.** Every string the service renders as a Jinja template (block goals,
+prompts, URLs, HTTP headers and bodies, e-mail fields, branch expressions, ``workflow_trigger``
+payload leaves, ``workflow_system_prompt``, a ``code`` block's code, ...: the fields the
+model marks ``templated``) is parsed with Jinja's own parser, as the service does. A syntax
+error is reported at its line and column in the file.
+
+**Why.** Two templates are parsed when the workflow is saved: the ``code`` of every ``code``
+block (after masking Jinja inside Python ``#`` comments) and the string leaves of a top-level
+``workflow_trigger`` block's ``payload``. The service refuses those with 422. Every other
+template is only rendered when its block runs, so the save succeeds and the block fails at run
+time ("Failed to format Jinja style parameter").
+
+**Bad**::
+
+    blocks:
+      - block_type: navigation
+        label: search
+        navigation_goal: "Search for {{ product_name }"
+
+**Good**::
+
+    blocks:
+      - block_type: navigation
+        label: search
+        navigation_goal: "Search for {{ product_name }}"
+"""
+
+import difflib
+import json
+import sys
+
+from .. import templates as tpl
+from ._common import service_verdict
+
+CODE = "WF401"
+NAME = "template-syntax"
+SEVERITY = "error"
+
+_TAGS = ("if", "elif", "else", "endif", "for", "endfor", "set", "endset", "raw", "endraw", "macro",
+         "endmacro", "call", "endcall", "filter", "endfilter", "with", "endwith", "block", "endblock",
+         "autoescape", "endautoescape", "include", "import", "from", "extends", "do")
+
+
+def check(wf):
+    rule = sys.modules[__name__]
+    top = {id(b): i for i, b in enumerate(wf.blocks)}
+    order = {id(b): i for i, b in enumerate(wf.all_blocks)}
+    leaf_seq: dict[int, int] = {}
+    for site in tpl.sites(wf):
+        problem = site.analysis.error
+        b = site.block
+        if b is not None and site.field == "payload" and b.tag == "workflow_trigger":
+            # G4 meets the leaves of one block in order and stops at the first bad one
+            leaf_seq[id(b)] = leaf_seq.get(id(b), -1) + 1
+        if problem is None:
+            continue
+        what = "code" if site.kind == "code" else "template"
+        where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
+        jinja = problem.message.rstrip(".")
+        start = tpl.locate(wf, site, problem.offset)
+        verdict = None
+        if not problem.exact:
+            message = f"invalid Jinja in {tpl.describe_site(site)}: {jinja}; {_consequence(site)}"
+        elif site.kind == "code":
+            detail = f"Invalid Jinja2 in code block '{b.label}' on line {problem.lineno}: {problem.message}"
+            verdict = service_verdict(422, detail, "G", 5, order[id(b)])
+            message = (f"invalid Jinja in the code of code block '{b.label}'{where_line}: {jinja}; "
+                       "the service refuses to save the workflow (422)")
+        elif b is not None and b.tag == "workflow_trigger" and site.field == "payload" and id(b) in top:
+            path = payload_path(site.path[len(b.path):])
+            detail = (f"Invalid Jinja2 in workflow_trigger block '{b.label}': {problem.message} "
+                      f"(line {problem.lineno}) at {path}: {site.value!r}")
+            verdict = service_verdict(422, detail, "G", 4, top[id(b)], leaf_seq[id(b)])
+            message = (f"invalid Jinja in {path} of workflow_trigger block '{b.label}'{where_line}: "
+                       f"{jinja}; the service refuses to save the workflow (422)")
+        else:
+            message = f"invalid Jinja in {tpl.describe_site(site)}{where_line}: {jinja}; {_consequence(site)}"
+        yield wf.diag(rule, message, site.path, help=hint(problem.message), service=verdict, start=start, end=start)
+
+
+def _consequence(site) -> str:
+    if site.block is not None:
+        return "the block fails at run time"
+    if site.field == "workflow_system_prompt":
+        return "every block that uses the system prompt fails at run time"
+    if site.field == "browser_profile_key":
+        return "the service fails with a 500 when it saves the workflow"
+    return "rendering it fails at run time"
+
+
+def payload_path(parts) -> str:
+    """The service's G4 path: ``payload``, then ``.key`` for identifier keys, ``["key"]``
+    (JSON-quoted) for other keys and ``[i]`` for list items."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif isinstance(p, str) and p.isidentifier():
+            out += f".{p}" if out else p
+        else:
+            out += f"[{json.dumps(p if isinstance(p, str) else str(p))}]"
+    return out
+
+
+def hint(message: str) -> str | None:
+    """A suggestion for the most common Jinja mistakes."""
+    if message.startswith("Encountered unknown tag"):
+        name = message.split("'")[1] if "'" in message else ""
+        close = difflib.get_close_matches(name, _TAGS, n=1, cutoff=0.6)
+        if close and close[0] != name:
+            return f"did you mean '{{% {close[0]} %}}'?"
+        return "an end tag without its opening tag, or a tag Jinja does not know"
+    if "Jinja was looking for the following tags" in message:
+        return "close the block with the end tag named above"
+    if "end of print statement" in message and "unexpected end of template" in message:
+        return "close the expression with '}}'"
+    if "end of statement block" in message and "unexpected end of template" in message:
+        return "close the tag with '%}'"
+    if message.startswith("unexpected '}'"):
+        return "close expressions with '}}' and tags with '%}'"
+    if message.startswith("unexpected char"):
+        return ("only a Jinja expression may stand between the braces: check the quotes, or write "
+                "literal braces as {{ '{{' }} or inside {% raw %}...{% endraw %}")
+    if "comment" in message:
+        return "close the comment with '#}'"
+    return None

@@ -1,0 +1,173 @@
+"""A template reads the output of a block that has not run yet at that point.
+
+**What it checks.** A template that reads ``<label>_output`` (or a bare ``<label>``, the
+block's metadata) must belong to a block that runs after that block. Execution order is the
+service's: in a v1 definition blocks run in list order; in a v2 definition a block has run
+before ``B`` when a route through ``next_block_label`` and conditional branches leads from it
+to ``B``; the ``finally_block_label`` block runs last. A loop body sees the blocks before the
+loop and the earlier blocks of its own body, never the loop's own output; a ``while_loop``
+condition also sees its body's outputs (from the previous iteration).
+
+**Why.** ``parameter_keys`` may name any block's output, so the service saves the workflow,
+but the context holds only the outputs of blocks that already ran: the reference renders as
+nothing.
+
+**Bad**::
+
+    blocks:
+      - {block_type: text_prompt, label: summarize, prompt: "Summarize {{ extract_output }}"}
+      - {block_type: extraction, label: extract, data_extraction_goal: "Extract the prices"}
+
+**Good**::
+
+    blocks:
+      - {block_type: extraction, label: extract, data_extraction_goal: "Extract the prices"}
+      - {block_type: text_prompt, label: summarize, prompt: "Summarize {{ extract_output }}"}
+"""
+
+import sys
+from collections import deque
+
+from .. import graph
+from .. import templates as tpl
+
+CODE = "WF403"
+NAME = "forward-reference"
+SEVERITY = "warning"
+
+
+def check(wf):
+    rule = sys.modules[__name__]
+    unique = {label: blocks[0] for label, blocks in wf.labels.items() if len(blocks) == 1}
+    if not unique:
+        return
+    for site, read in tpl.reads(wf):
+        b = site.block
+        if b is None:
+            continue  # workflow-level templates render for every block
+        target = _target(wf, read.name, unique)
+        if target is None or (target is b and read.name == b.label):
+            continue
+        seen = produced_before(wf).get(id(b))
+        if seen is None or target.label in seen:
+            continue
+        if b.tag == "while_loop" and site.path[len(b.path):][:1] == ("condition",) and _inside(target, b):
+            continue  # the condition is evaluated again after each pass over the body
+        start, end = tpl.span(wf, site, read.offset, read.offset + len(read.name))
+        message = (f"'{read.name}' in {tpl.describe_site(site)} reads {target.tag or 'block'} block "
+                   f"'{target.label}', which has not run yet at that point ({_why(wf, b, target)}); "
+                   "it renders as nothing")
+        yield wf.diag(rule, message, site.path, help=_help(wf, b, target), start=start, end=end)
+
+
+def _target(wf, name: str, unique):
+    if name.endswith("_output") and name[:-7] in unique:
+        return unique[name[:-7]]
+    if name in unique and name not in wf.param_keys:
+        return unique[name]
+    return None
+
+
+def _inside(block, loop) -> bool:
+    p = block.parent
+    while p is not None:
+        if p is loop:
+            return True
+        p = p.parent
+    return False
+
+
+def _why(wf, b, target) -> str:
+    if target is b:
+        return "it is this block's own output"
+    if _inside(b, target):
+        return f"'{target.label}' is the loop around this block: its output exists once the loop ends"
+    if wf.finally_label and target.label == wf.finally_label and target.parent is None:
+        return f"'{target.label}' is the finally block, which runs last"
+    if wf.version < 2:
+        return "blocks run in list order"
+    return f"no next_block_label route leads from '{target.label}' to this block"
+
+
+def _help(wf, b, target) -> str:
+    if target is b or _inside(b, target):
+        return "read an earlier block's output, or use the value after this block"
+    if wf.version < 2:
+        return f"move block '{target.label}' before the block that reads it"
+    return f"route '{target.label}' before this block with next_block_label"
+
+
+def produced_before(wf) -> dict[int, frozenset[str] | None]:
+    """id(block) → labels of the blocks whose output exists when it runs (None: unknown
+    order, e.g. a v2 scope whose routing is broken). Cached per workflow."""
+    cached = wf.cache.get("produced_before")
+    if cached is not None:
+        return cached
+    out: dict[int, frozenset[str] | None] = {}
+    subtree: dict[int, frozenset[str]] = {}  # a block and its loop body, at any depth
+
+    def labels_under(b) -> frozenset[str]:
+        got = subtree.get(id(b))
+        if got is None:
+            own = frozenset((b.label,)) if b.label is not None else frozenset()
+            got = own.union(*(labels_under(c) for c in b.children))
+            subtree[id(b)] = got
+        return got
+
+    def scope(blocks, inherited: frozenset[str] | None, top: bool) -> None:
+        if wf.version >= 2:
+            preds = _graph_preds(blocks, wf.finally_label if top else None)
+            for b in blocks:
+                p = preds.get(id(b)) if preds is not None else None
+                out[id(b)] = None if inherited is None or p is None else inherited.union(*map(labels_under, p))
+        else:  # list order: each block sees everything above it
+            acc = inherited
+            for b in blocks:
+                out[id(b)] = acc
+                acc = None if acc is None else acc | labels_under(b)
+        for b in blocks:
+            if b.is_loop:
+                scope(b.children, out[id(b)], False)
+
+    scope(wf.blocks, frozenset(), True)
+    wf.cache["produced_before"] = out
+    return out
+
+
+def _graph_preds(blocks, finally_label):
+    """Ancestors in the routing graph of one v2 scope, or None when the scope has no single
+    start block (its order is then unknown and other rules report it)."""
+    by_label = {b.label: b for b in blocks if b.label is not None}
+    if len(by_label) != len(blocks):
+        return None
+    scoped = [
+        graph.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
+                         tuple(br.get("next_block_label") if isinstance(br, dict) else None
+                               for br in (b.data.get("branch_conditions") or [] if b.tag == "conditional" else [])))
+        for b in blocks
+    ]
+    routed = graph.strip_finally(scoped, finally_label)
+    parents: dict[str, set[str]] = {s.label: set() for s in routed}
+    edges = [(e.source, e.target) for e in graph.edges_of(routed)]
+    # a conditional runs before its merge point even when no branch chain reaches it
+    edges += [(s.label, s.next) for s in routed if s.conditional and isinstance(s.next, str)]
+    for src, dst in edges:
+        if dst in parents:
+            parents[dst].add(src)
+    if sum(1 for label in parents if not parents[label]) != 1:
+        return None
+    out = {}
+    for s in routed:
+        seen, queue = set(), deque(parents[s.label])
+        while queue:
+            p = queue.popleft()
+            if p not in seen:
+                seen.add(p)
+                queue.extend(parents[p])
+        # a block on a cycle (a retry route) is its own ancestor: its last output exists
+        out[id(by_label[s.label])] = [by_label[x] for x in seen if x in by_label]
+    if finally_label in by_label:
+        fin = by_label[finally_label]
+        out[id(fin)] = [b for b in blocks if b is not fin]
+    return out
+
