@@ -1,7 +1,8 @@
 """A template reads the output of a block that has not run yet at that point.
 
 **What it checks.** A template that reads ``<label>_output`` (or a bare ``<label>``, the
-block's metadata) must belong to a block that runs after that block. Execution order is the
+block's metadata), or a ``parameter_keys`` entry naming ``<label>_output``, must belong to a
+block that runs after that block. Execution order is the
 service's: in a v1 definition blocks run in list order; in a v2 definition a block has run
 before ``B`` when a route through ``next_block_label`` and conditional branches leads from it
 to ``B``; the ``finally_block_label`` block runs last. A loop body sees the blocks before the
@@ -58,6 +59,27 @@ def check(wf):
                    f"'{target.label}', which has not run yet at that point ({_why(wf, b, target)}); "
                    "it renders as nothing")
         yield wf.diag(rule, message, site.path, help=_help(wf, b, target), start=start, end=end)
+    yield from _parameter_keys(wf, rule, unique)
+
+
+def _parameter_keys(wf, rule, unique):
+    """``parameter_keys: [later_output]`` passes the save-time check (§6.5 D8) but is empty
+    when the block runs (§7.2)."""
+    order = produced_before(wf)
+    for b in wf.all_blocks:
+        keys = b.data.get("parameter_keys")
+        if not isinstance(keys, list) or order.get(id(b)) is None:
+            continue
+        for i, key in enumerate(keys):
+            if not isinstance(key, str) or not key.endswith("_output") or key in wf.param_keys:
+                continue
+            target = unique.get(key[: -len("_output")])
+            if target is None or target.label in order[id(b)]:
+                continue
+            yield wf.diag(rule, f"parameter_keys entry '{key}' of {b.tag or 'block'} block '{b.label}' names the "
+                          f"output of {target.tag or 'block'} block '{target.label}', which has not run yet at that "
+                          f"point ({_why(wf, b, target)}); the service accepts it, but it is empty when the block runs",
+                          b.path + ("parameter_keys", i), help=_help(wf, b, target))
 
 
 def _target(wf, name: str, unique):
