@@ -157,6 +157,12 @@ def schema(output: Path, check_only: bool) -> None:
         click.echo(f"wrote {path}")
 
 
+def _register_fix() -> None:
+    from .fix import fix
+
+    main.add_command(fix)
+
+
 def _register_serve() -> None:
     try:
         from .server.cli import serve
@@ -173,4 +179,5 @@ def _register_serve() -> None:
         main.add_command(serve)
 
 
+_register_fix()
 _register_serve()

@@ -18,6 +18,8 @@ Where the service's wording embeds the offending value, the message is built the
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import unicodedata
 from typing import Any, Iterable, Sequence
@@ -211,6 +213,20 @@ def web_search_json_schema_error(schema: Any) -> str | None:
     """A ``web_search.json_schema`` without templates must be a Draft 2020-12 JSON Schema."""
     if schema is None or _contains_template(schema):
         return None
+    try:
+        key = json.dumps(schema)  # key order kept: it decides which error is reported first
+    except (TypeError, ValueError):  # not JSON data (YAML oddities): check it uncached
+        return _json_schema_error(schema)
+    return _json_schema_error_cached(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _json_schema_error_cached(key: str) -> str | None:
+    # meta-validation costs milliseconds and the same schema recurs across blocks and files
+    return _json_schema_error(json.loads(key))
+
+
+def _json_schema_error(schema: Any) -> str | None:
     from jsonschema import Draft202012Validator  # imported lazily: only this rule needs it
     from jsonschema.exceptions import SchemaError
 
