@@ -74,6 +74,23 @@ class SourceFile:
 
         return pos
 
+    def span_function(self) -> Callable[[int, int], tuple[Pos, Pos]]:
+        """The positions of a start and an end offset at once: most scalars sit on one line,
+        so the end needs no second search of the line index."""
+        starts = self._line_starts
+        last_line = len(starts)
+        new_pos = _pos_factory()
+
+        def span(start: int, end: int) -> tuple[Pos, Pos]:
+            line = bisect_right(starts, start)
+            line_start = starts[line - 1]
+            if line == last_line or end < starts[line]:
+                return new_pos(line, start - line_start + 1, start), new_pos(line, end - line_start + 1, end)
+            end_line = bisect_right(starts, end)
+            return new_pos(line, start - line_start + 1, start), new_pos(end_line, end - starts[end_line - 1] + 1, end)
+
+        return span
+
     def offset(self, line: int, col: int) -> int:
         """The character offset of a 1-based line and column, clamped to that line's end."""
         if line < 1:
@@ -129,7 +146,8 @@ def _pos_factory() -> Callable[[int, int, int], Pos]:
     """Build ``Pos`` objects about a third faster than the frozen dataclass's ``__init__``
     (it matters: a parser makes two per node), by filling the slots directly."""
     try:
-        set_line, set_col, set_offset = Pos.line.__set__, Pos.col.__set__, Pos.offset.__set__  # type: ignore[attr-defined]
+        slots = Pos.line, Pos.col, Pos.offset  # type: ignore[attr-defined]
+        set_line, set_col, set_offset = (slot.__set__ for slot in slots)
     except AttributeError:  # pragma: no cover - Pos without slots
         return Pos
     new = object.__new__
@@ -195,7 +213,7 @@ def _decode(data: bytes, path: str) -> tuple[SourceFile | None, list[Diagnostic]
 
     if bom and "\0" in text:  # a UTF-16/32 file holding NUL characters is binary too
         where = SourceFile(text, path).pos(text.index("\0"))
-        msg = f"file looks binary (NUL character at line {where.line}, column {where.col}); a workflow file must be text"
+        msg = f"file looks binary (NUL character at line {where.line}, column {where.col}); it must be text"
         return None, [_error(msg, Pos(1, 1, 0), path)]
     return SourceFile(text, path, encoding=encoding, bom=bool(bom)), []
 

@@ -325,7 +325,8 @@ def _block_lines(raw: str, i: int, indent: int, folded: bool, chomping: bool | N
             line_break = (text, at)
         breaks, i, column = _block_breaks(raw, i, 0, indent)
         if column == indent and i < n:
-            if folded and line_break is not None and line_break[0] == "\n" and leading_non_space and raw[i] not in " \t":
+            folds = line_break is not None and line_break[0] == "\n" and leading_non_space and raw[i] not in " \t"
+            if folded and folds:
                 if not breaks:
                     chars.append(" ")
                     offsets.append(line_break[1])
