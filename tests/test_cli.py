@@ -178,7 +178,11 @@ def test_schema_check_fails_when_stale(tmp_path):
     assert run("schema", "--check", "-o", str(tmp_path)).exit_code == 1
 
 
-@pytest.mark.parametrize("payload", [b"\x00\x01\x02binary", b"\xff\xfe\xfa garbage", b"a: [" * 5000, b"{" * 100000])
+@pytest.mark.parametrize(
+    "payload",
+    [b"\x00\x01\x02binary", b"\xff\xfe\xfa garbage", b"a: [" * 5000, b"{" * 100000],
+    ids=["nul-bytes", "invalid-utf8", "deep-yaml", "deep-json"],
+)
 def test_hostile_input_never_tracebacks(tmp_path, payload):
     f = tmp_path / "evil.yaml"
     f.write_bytes(payload)
