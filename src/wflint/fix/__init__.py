@@ -1,0 +1,79 @@
+"""``wflint fix``: safe automatic fixes that keep every untouched byte of the file.
+
+Two kinds of fix, both limited to changes that cannot alter what a correct workflow means:
+
+* **WF106: invalid identifiers** (``renames``): a block label or parameter key that is not an
+  identifier is renamed to the name the service's YAML sanitizer gives it, and every reference
+  to it is updated in the same pass, template references included (``templates``);
+* **WF004: YAML 1.1 traps** (``quoting``): a plain scalar in a string field that YAML 1.1 reads
+  as a non-string is quoted, so that the service receives the text as written.
+
+The documents fixed are the file itself or an update body's definitions (``document``).
+Nothing is re-serialised: each change is a splice of a scalar's own source text, and every
+result is parsed again and must give exactly the intended data, else ``FixInternalError`` is
+raised and nothing is changed (``edits``). Line numbers in messages refer to the file before
+fixing. ``command`` is the command line.
+
+The public API: ``fix_text`` (defined here), ``FixResult``, ``FixError``, ``FixInternalError``
+and the click command ``fix``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..source import SourceFile
+from .command import fix
+from .document import _documents, _format_of
+from .edits import _Fixer, _splice, _verify
+from .quoting import quote_traps
+from .renames import plan_renames, rename
+from .results import FixError, FixInternalError, FixResult
+
+# internal helpers the tests reach as ``wflint.fix.<name>``
+from .edits import _apply_subs  # noqa: F401
+from .templates import _names_pattern, _template_subs  # noqa: F401
+
+__all__ = ["FixResult", "FixError", "FixInternalError", "fix_text", "fix"]
+
+
+def fix_text(text: str, path: str) -> FixResult:
+    """Fix one document given as text; ``path`` picks YAML or JSON by its suffix.
+
+    Pure: no file is read or written. Raises ``FixError`` when the text cannot be parsed and
+    ``FixInternalError`` when the edits would not give exactly the intended data."""
+    try:
+        return _fix(text, path, conservative=False)
+    except FixInternalError:
+        # a span splice inside a folded or escaped scalar read back differently: rewrite such
+        # scalars whole instead (and if that fails too, give up without changing anything)
+        return _fix(text, path, conservative=True)
+
+
+def _fix(text: str, path: str, conservative: bool) -> FixResult:
+    fmt = _format_of(path, text)
+    source = SourceFile(text, path)
+    root, docs = _documents(source, fmt)
+    notes: list[str] = []
+    fixers: list[_Fixer] = []
+    for doc in docs:
+        fixer = _Fixer(doc, notes, conservative)
+        quote_traps(fixer)
+        plan = plan_renames(fixer)
+        if plan is not None:
+            rename(fixer, plan)
+        fixers.append(fixer)
+    notes.sort(key=_line_of)
+    edits = [e for f in fixers for e in f.edits.values()]
+    if not edits:
+        return FixResult(text, [], notes)
+    new_text = _splice(text, edits)
+    _verify(new_text, path, fmt, root, docs, fixers)
+    edits.sort(key=lambda e: e.offset)
+    changes = [f"line {source.pos(e.offset).line}: {e.message} ({e.code})" for e in edits]
+    return FixResult(new_text, changes, notes)
+
+
+def _line_of(note: str) -> int:
+    m = re.match(r"line (\d+):", note)
+    return int(m.group(1)) if m else 0
