@@ -12,9 +12,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wflint import parse as parse_module
 from wflint.nodes import Node
 from wflint.parse import MAX_DEPTH, ParseResult, parse, parse_embedded
+from wflint.parse import yaml_tree as parse_module
 from wflint.source import EmbeddedSource, SourceFile, decode
 from wflint.strmap import value_offsets
 

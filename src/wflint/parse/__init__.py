@@ -1,0 +1,99 @@
+"""Text → positioned node tree, for YAML and JSON, reporting problems instead of raising.
+
+``parse`` reads a file as YAML or JSON (by the format asked for, the file's extension, or a
+look at its first character); ``parse_embedded`` reads the YAML document held in a string value
+of another file (an update body's ``yaml_definition``), with every position mapped into that
+file. Both return a ``ParseResult``: the ``Node`` tree and the diagnostics met on the way.
+
+The parts:
+
+* ``yaml_tree`` — the YAML path: read as the service reads it (YAML 1.1, no timestamps, safe
+  tags, one document), with libyaml for speed and PyYAML's pure-Python parser as the arbiter
+  of the exact error messages;
+* ``yaml_compose`` — libyaml's events composed into ``Node``s in one pass, with the limits
+  hostile input needs (``MAX_DEPTH``, ``MAX_ALIAS_NODES``) and the constructor's checks;
+* ``yaml_problems`` — PyYAML-style problems and the service's verdict on them;
+* ``json_tree`` — the JSON path: a small iterative parser with ``json.loads``'s messages;
+* ``common`` — ``ParseResult``, the limits, and the diagnostics both paths share.
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from typing import Iterator
+
+from ..nodes import Node, Pos
+from ..source import EmbeddedSource, SourceFile
+from ..strmap import value_offsets
+from .common import MAX_ALIAS_NODES, MAX_DEPTH, ParseResult, _diag
+from .json_tree import _WS, _parse_json
+from .yaml_tree import _parse_yaml
+
+__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "ParseResult", "parse", "parse_embedded"]
+
+
+def parse(source: SourceFile, fmt: str | None = None) -> ParseResult:
+    """Parse a file as ``fmt`` ("yaml"/"json"), or by its extension, or by sniffing its text."""
+    with _no_gc():
+        return _parse(source, fmt)
+
+
+def _parse(source: SourceFile, fmt: str | None) -> ParseResult:
+    fmt = fmt or _format_from_path(source.path)
+    if fmt == "json":
+        return _parse_json(source)
+    if fmt != "yaml":
+        first = _WS.match(source.text).end()
+        if source.text[first : first + 1] in ("{", "["):
+            result = _parse_json(source)
+            if not any(d.code == "WF001" for d in result.diagnostics):
+                return result
+    return _parse_yaml(source.text, source.pos_function(), source.path, source, "the file", source.span_function())
+
+
+def parse_embedded(outer: SourceFile, node: Node) -> ParseResult:
+    """Parse the string value of ``node`` (a ``yaml_definition``) as YAML.
+
+    Every position in the result, nodes and diagnostics alike, is a position in ``outer``:
+    inner offsets are mapped through ``strmap.value_offsets``, so escapes of a JSON string and
+    the indentation of a YAML block scalar are accounted for.
+    """
+    if not node.is_str():
+        msg = "yaml_definition must be a string holding a YAML document"
+        return ParseResult(None, [_diag("WF002", msg, node.start, node.end, outer.path)], "yaml", outer)
+    table = value_offsets(outer, node)
+    embedded = EmbeddedSource(outer, node.value, table)
+    last = len(table) - 1
+    outer_pos = outer.pos
+
+    def pos_of(index: int) -> Pos:
+        return outer_pos(table[index if index <= last else last])
+
+    with _no_gc():
+        return _parse_yaml(node.value, pos_of, outer.path, embedded, "yaml_definition")
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cycle collector while a tree is built.
+
+    A parse creates a few container objects per node and no cycles; left running, the
+    collector rescans the growing tree again and again, which doubles the time of a 1 MB file.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _format_from_path(path: str) -> str | None:
+    lower = path.lower()
+    if lower.endswith(".json"):
+        return "json"
+    if lower.endswith((".yaml", ".yml")):
+        return "yaml"
+    return None
