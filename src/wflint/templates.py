@@ -186,9 +186,9 @@ def describe_site(site: Site) -> str:
     return f"'{field}' of {name}"
 
 
-def _field_path(site: Site) -> str:
-    base = site.block.path if site.block is not None else site.path[: site.path.index(site.field)]
-    parts = site.path[len(base):]
+def dotted_path(parts) -> str:
+    """A path as the service writes it in G4 messages: ``.key`` for identifier keys,
+    ``["key"]`` (JSON-quoted) for other keys, ``[i]`` for list items."""
     out = ""
     for p in parts:
         if isinstance(p, int):
@@ -197,4 +197,9 @@ def _field_path(site: Site) -> str:
             out += f".{p}" if out else p
         else:
             out += f"[{json.dumps(str(p))}]"
-    return out or site.field
+    return out
+
+
+def _field_path(site: Site) -> str:
+    base = site.block.path if site.block is not None else site.path[: site.path.index(site.field)]
+    return dotted_path(site.path[len(base):]) or site.field

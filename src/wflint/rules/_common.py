@@ -194,3 +194,19 @@ def scope_index(wf: Workflow, loop: Block | None) -> int:
         if owner is loop:
             return i
     return 0
+
+
+def graph_findings(wf: Workflow, kind: str):
+    """The stage-F findings of one kind, as (finding, scope members by label, verdict): the
+    verdict carries the service's message and its place in the pipeline (scope, step, rank)."""
+    from .. import graph
+
+    all_scopes = scopes(wf)
+    rank = 0
+    for position, finding in graph.workflow_findings(wf):
+        if finding.kind != kind:
+            continue
+        rank += 1
+        _, members = all_scopes[position]
+        by_label = {b.label: b for b in members if b.label is not None}
+        yield finding, by_label, service_verdict(422, finding.message, "F", position, graph.STEP[kind], rank)

@@ -41,7 +41,7 @@ common case; repeat work with a ``for_loop`` or ``while_loop`` block instead.
 import sys
 
 from .. import graph
-from ._common import scopes, service_verdict
+from ._common import graph_findings
 
 CODE = "WF302"
 NAME = "cycle"
@@ -57,14 +57,7 @@ def closing_note(edge):
 
 def check(wf):
     rule = sys.modules[__name__]
-    all_scopes = scopes(wf)
-    rank = 0
-    for position, finding in graph.workflow_findings(wf):
-        if finding.kind != graph.CYCLE:
-            continue
-        loop, members = all_scopes[position]
-        by_label = {b.label: b for b in members if b.label is not None}
-        rank += 1
+    for finding, by_label, verdict in graph_findings(wf, graph.CYCLE):
         yield wf.diag(
             rule,
             f"blocks {graph.route_text(finding.labels)} form a cycle in {graph.scope_words(finding.loop)}"
@@ -73,5 +66,5 @@ def check(wf):
             graph.edge_path(finding.edge, by_label),
             help="end the route with a block whose next_block_label is null; to repeat blocks, put "
                  "them in a for_loop or while_loop",
-            service=service_verdict(422, finding.message, "F", position, graph.STEP[graph.CYCLE], rank),
+            service=verdict,
         )

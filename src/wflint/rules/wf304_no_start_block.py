@@ -25,7 +25,7 @@ loop body the message says "inside loop {label}").
 import sys
 
 from .. import graph
-from ._common import scopes, service_verdict
+from ._common import graph_findings
 from .wf302_cycle import closing_note
 
 CODE = "WF304"
@@ -35,14 +35,7 @@ SEVERITY = "error"
 
 def check(wf):
     rule = sys.modules[__name__]
-    all_scopes = scopes(wf)
-    rank = 0
-    for position, finding in graph.workflow_findings(wf):
-        if finding.kind != graph.NO_ROOT:
-            continue
-        loop, members = all_scopes[position]
-        by_label = {b.label: b for b in members if b.label is not None}
-        rank += 1
+    for finding, by_label, verdict in graph_findings(wf, graph.NO_ROOT):
         yield wf.diag(
             rule,
             f"no block can start {graph.scope_words(finding.loop)}: every block is the target of another "
@@ -51,5 +44,5 @@ def check(wf):
             graph.edge_path(finding.edge, by_label),
             help=f"the first block to run must not be a target: remove the reference to '{finding.labels[0]}' "
                  "here, or end the route with a block whose next_block_label is null",
-            service=service_verdict(422, finding.message, "F", position, graph.STEP[graph.NO_ROOT], rank),
+            service=verdict,
         )

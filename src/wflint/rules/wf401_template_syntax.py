@@ -28,7 +28,6 @@ time ("Failed to format Jinja style parameter").
 """
 
 import difflib
-import json
 import sys
 
 from .. import templates as tpl
@@ -69,7 +68,7 @@ def check(wf):
             message = (f"invalid Jinja in the code of code block '{b.label}'{where_line}: {jinja}; "
                        "the service refuses to save the workflow (422)")
         elif b is not None and b.tag == "workflow_trigger" and site.field == "payload" and id(b) in top:
-            path = payload_path(site.path[len(b.path):])
+            path = tpl.dotted_path(site.path[len(b.path):])
             detail = (f"Invalid Jinja2 in workflow_trigger block '{b.label}': {problem.message} "
                       f"(line {problem.lineno}) at {path}: {site.value!r}")
             verdict = service_verdict(422, detail, "G", 4, top[id(b)], leaf_seq[id(b)])
@@ -88,20 +87,6 @@ def _consequence(site) -> str:
     if site.field == "browser_profile_key":
         return "the service fails with a 500 when it saves the workflow"
     return "rendering it fails at run time"
-
-
-def payload_path(parts) -> str:
-    """The service's G4 path: ``payload``, then ``.key`` for identifier keys, ``["key"]``
-    (JSON-quoted) for other keys and ``[i]`` for list items."""
-    out = ""
-    for p in parts:
-        if isinstance(p, int):
-            out += f"[{p}]"
-        elif isinstance(p, str) and p.isidentifier():
-            out += f".{p}" if out else p
-        else:
-            out += f"[{json.dumps(p if isinstance(p, str) else str(p))}]"
-    return out
 
 
 def hint(message: str) -> str | None:
