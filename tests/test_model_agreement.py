@@ -108,3 +108,13 @@ def test_valid_bases_pass_both():
     for doc in BASES:
         assert not linter_refuses_model(doc)
         assert not pydantic_refuses(doc)
+
+
+@pytest.mark.skipif(not BASES, reason="no valid JSON fixtures")
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(mutated())
+def test_every_rule_survives_mutations_on_the_yaml_path(doc):
+    """No rule may crash on a half-broken request, whichever path it arrives by: a crash
+    would surface as an internal error (exit 3) instead of findings."""
+    ev = api.evaluate(doc, mode="yaml")
+    assert all(d.code.startswith("WF") for d in ev.diagnostics)
