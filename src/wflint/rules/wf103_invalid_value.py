@@ -5,6 +5,10 @@
 ``storage_type``, ``download_target``, ``criteria_type`` and the rest. Matching is exact and
 case-sensitive, as in the service. The closest valid value is suggested.
 
+Two accepted values are warned about: a ``proxy_location`` object that is not a valid
+GeoTarget (the service stores null: the run gets no proxy), and ``engine: ui-tars``, which
+servers without that engine refuse with 400.
+
 **Why.** The service answers 422 listing the allowed values.
 
 **Bad**::
@@ -37,6 +41,13 @@ def check(wf):
         yield wf.diag(rule, f"{browser_type!r} is not a valid browser_type; allowed: {', '.join(BROWSER_TYPES)}",
                       ("browser_type",), help=suggest(browser_type, BROWSER_TYPES) or "remove browser_type",
                       service=model_verdict(wf, ("browser_type",)))
+    for b in wf.all_blocks:
+        if b.data.get("engine") == "ui-tars":
+            # a valid value that depends on the deployment (§6.8 G6): worth knowing before a deploy
+            yield wf.diag(rule, f"{b.tag} block '{b.label}' uses the ui-tars engine: servers where it is not enabled "
+                          "refuse the save (400 \"Block ... uses the ui-tars engine, which is not enabled on this server\")",
+                          b.path + ("engine",), severity="warning",
+                          help="check that your server enables ui-tars, or remove engine to use the default")
     proxy = wf.request.get("proxy_location")
     if isinstance(proxy, dict) and not _valid_geo_target(proxy):
         # accepted, but the service stores null: the run gets no proxy at all
