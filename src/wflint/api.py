@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import request as req
+from . import suppress
 from . import view
 from .config import Config
 from .diagnostics import Diagnostic, ServiceVerdict, finalize
@@ -74,14 +75,8 @@ def _postprocess(source: SourceFile | None, diags: list[Diagnostic], config: Con
         kept.append(replace(d, severity=sev) if sev else d)
     if source is not None:
         unused = wf900 if _enabled(config, wf900.CODE, wf900.NAME) else None
-        kept = apply_suppressions(source, kept, unused)
+        kept = suppress.apply(source, kept, unused)
     return finalize(kept)
-
-
-def apply_suppressions(source: SourceFile, diags: list[Diagnostic], unused_rule: Any) -> list[Diagnostic]:
-    from .suppress import apply
-
-    return apply(source, diags, unused_rule)
 
 
 def check_source(

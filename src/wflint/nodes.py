@@ -30,12 +30,6 @@ class Pos:
 _set_line, _set_col, _set_offset = Pos.line.__set__, Pos.col.__set__, Pos.offset.__set__  # type: ignore[attr-defined]
 
 
-@dataclass(slots=True)
-class Span:
-    start: Pos
-    end: Pos
-
-
 @dataclass(slots=True, eq=False)
 class Node:
     """A mapping, a sequence or a scalar, with its span.
@@ -93,10 +87,6 @@ class Node:
 
     def is_str(self) -> bool:
         return self.kind == "scalar" and isinstance(self.value, str)
-
-    @property
-    def span(self) -> Span:
-        return Span(self.start, self.end)
 
     def to_data(self) -> Any:
         """The plain Python value: dicts, lists and scalars."""

@@ -45,14 +45,20 @@ def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool =
         data = {}
     if mode == "yaml":
         result = sanitize(data)
-        return view.build(source_path, mode, root, result.request, sanitized=result, original=data,
+        return view.build(source_path, mode, root, result.request, sanitized=result,
                           schema_only=schema_only, source=source)
     return view.build(source_path, mode, root, data, schema_only=schema_only, source=source)
 
 
+def _report(rule: Any, message: str, node: Node, path: str, *, end: bool = True, **kw: Any) -> Diagnostic:
+    """A diagnostic of ``rule`` (a rule module) spanning ``node`` (or at its start only)."""
+    return make(rule.CODE, rule.NAME, rule.SEVERITY, message, node.start, node.end if end else node.start, path=path, **kw)
+
+
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto") -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics."""
-    from .rules import wf002_not_a_mapping as wf002, wf010_empty_request as wf010, wf011_both_definitions as wf011
+    from .rules import wf002_not_a_mapping as wf002, wf010_empty_request as wf010
+    from .rules import wf011_both_definitions as wf011, wf102_wrong_type as wf102
 
     out = Unwrapped()
     if not is_envelope(root):
@@ -71,60 +77,31 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
         if inner.root is not None and inner.root.kind == "map":
             out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source))
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
-            out.diagnostics.append(
-                make(
-                    wf002.CODE, wf002.NAME, wf002.SEVERITY,
-                    "yaml_definition must hold a mapping (a whole request with title and "
-                    "workflow_definition); the service fails with a 500 on anything else",
-                    yaml_node.start, yaml_node.end, path=source.path,
-                    service=ServiceVerdict(500, None, ("B", 2)),
-                )
-            )
+            out.diagnostics.append(_report(
+                wf002, "yaml_definition must hold a mapping (a whole request with title and "
+                "workflow_definition); the service fails with a 500 on anything else",
+                yaml_node, source.path, service=ServiceVerdict(500, None, ("B", 2))))
     if json_used:
         # validated during body parsing even when yaml_definition wins (§2.1)
         out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source))
         if yaml_used:
-            k = root.key_node("json_definition") or json_node
-            out.diagnostics.append(
-                make(
-                    wf011.CODE, wf011.NAME, wf011.SEVERITY,
-                    "both json_definition and yaml_definition are set: the service uses "
-                    "yaml_definition and ignores json_definition (which must still be valid)",
-                    k.start, k.end, path=source.path,
-                    help="remove one of the two definitions",
-                )
-            )
+            out.diagnostics.append(_report(
+                wf011, "both json_definition and yaml_definition are set: the service uses "
+                "yaml_definition and ignores json_definition (which must still be valid)",
+                root.key_node("json_definition") or json_node, source.path,
+                help="remove one of the two definitions"))
     if not yaml_used and not json_used:
-        out.diagnostics.append(
-            make(
-                wf010.CODE, wf010.NAME, wf010.SEVERITY,
-                "the update body holds neither a json_definition object nor a non-empty "
-                "yaml_definition string",
-                root.start, root.start, path=source.path,
-                service=ServiceVerdict(
-                    422,
-                    "Invalid workflow definition. Workflow should be provided in either yaml or json format.",
-                    ("B", 1),
-                ),
-            )
-        )
-    for key in ("json_definition", "yaml_definition"):
+        out.diagnostics.append(_report(
+            wf010, "the update body holds neither a json_definition object nor a non-empty yaml_definition string",
+            root, source.path, end=False,
+            service=ServiceVerdict(
+                422, "Invalid workflow definition. Workflow should be provided in either yaml or json format.", ("B", 1)
+            )))
+    for key, want in (("json_definition", "an object (the request)"), ("yaml_definition", "a string holding YAML")):
         value = root.get(key)
-        if value is None:
+        if value is None or (value.kind == "scalar" and value.value is None):
             continue
-        bad = (key == "json_definition" and value.kind != "map" and value.value is not None) or (
-            key == "yaml_definition" and not (value.is_str() or (value.kind == "scalar" and value.value is None))
-        )
-        if bad:
-            from .rules import wf102_wrong_type as wf102
-
-            want = "an object (the request)" if key == "json_definition" else "a string holding YAML"
-            out.diagnostics.append(
-                make(wf102.CODE, wf102.NAME, wf102.SEVERITY, f"'{key}' must be {want} or null",
-                     value.start, value.end, path=source.path, service=ServiceVerdict(422, None, ("A", 5)))
-            )
+        if value.kind != ("map" if key == "json_definition" else "scalar") or (key == "yaml_definition" and not value.is_str()):
+            out.diagnostics.append(_report(wf102, f"'{key}' must be {want} or null", value, source.path,
+                                           service=ServiceVerdict(422, None, ("A", 5))))
     return out
-
-
-def request_data(root: Any) -> Any:
-    return root.to_data() if isinstance(root, Node) else root

@@ -15,8 +15,7 @@ from typing import Any, Iterable
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from . import model, schema
-from .model import types as t
+from . import schema
 
 Path = tuple[Any, ...]
 
@@ -267,14 +266,3 @@ def _branch_type_matches(any_of: dict[str, Any], sub: ValidationError, inst: Any
         "object": lambda x: isinstance(x, dict),
     }
     return any(checks.get(ty, lambda x: False)(inst) for ty in types)
-
-
-# ------------------------------------------------------------------------------ model lookups
-
-
-def object_model_at(kind: str, tag: str | None = None) -> t.ObjectModel | None:
-    if kind == "block":
-        return model.BLOCK_TYPES.get(tag or "")
-    if kind == "parameter":
-        return model.PARAMETER_TYPES.get(tag or "")
-    return model.OBJECTS.get(kind)

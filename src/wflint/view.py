@@ -60,11 +60,6 @@ class Block:
         return v if isinstance(v, str) else None
 
     @property
-    def scope(self) -> "Block | None":
-        """The loop whose body holds this block, or None at the top level."""
-        return self.parent
-
-    @property
     def depth(self) -> int:
         d, p = 0, self.parent
         while p is not None:
@@ -91,8 +86,6 @@ class Workflow:
     sanitized: Sanitized | None = None
     #: the request was an ignored json_definition next to a yaml_definition: schema checks only
     schema_only: bool = False
-    #: the original (pre-sanitizer) data, for messages about renames
-    original: dict[str, Any] | None = None
     params: list[Param] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
@@ -234,11 +227,10 @@ def build(
     request: dict[str, Any],
     *,
     sanitized: Sanitized | None = None,
-    original: dict[str, Any] | None = None,
     schema_only: bool = False,
     source: Any = None,
 ) -> Workflow:
-    wf = Workflow(path, mode, root, request, sanitized=sanitized, original=original, schema_only=schema_only,
+    wf = Workflow(path, mode, root, request, sanitized=sanitized, schema_only=schema_only,
                   source=source)
     d = wf.definition
     if d is None:

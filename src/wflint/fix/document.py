@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..nodes import Node
-from ..parse import parse, parse_embedded
+from ..parse import format_from_path, parse, parse_embedded
 from ..source import SourceFile
 from .results import FixError
 
@@ -46,12 +46,7 @@ class _Doc:
 
 
 def _format_of(path: str, text: str) -> str:
-    lower = path.lower()
-    if lower.endswith(".json"):
-        return "json"
-    if lower.endswith((".yaml", ".yml")):
-        return "yaml"
-    return "json" if text.lstrip()[:1] in ("{", "[") else "yaml"
+    return format_from_path(path) or ("json" if text.lstrip()[:1] in ("{", "[") else "yaml")
 
 
 def _check_parsed(diags, what: str) -> None:

@@ -25,26 +25,16 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from yaml.resolver import Resolver
 
 from ..nodes import Node
+from ..parse.yaml_compose import resolve_plain
 from ..source import SourceFile
 from ..strmap import value_offsets
 from .document import _Doc, _documents
 from .results import FixError, FixInternalError
 
-#: YAML 1.1 implicit resolvers as the service applies them (no timestamps)
-_RESOLVERS = {
-    first: [(tag, rx) for tag, rx in rules if not tag.endswith(":timestamp")]
-    for first, rules in Resolver.yaml_implicit_resolvers.items()
-}
-
-
 def _plain_reads_as_string(text: str) -> bool:
-    for tag, rx in _RESOLVERS.get(text[:1], ()):
-        if rx.match(text):
-            return tag.endswith(":str")
-    return True
+    return resolve_plain(text).endswith(":str")
 
 
 class _Unsafe(Exception):

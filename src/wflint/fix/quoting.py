@@ -15,32 +15,22 @@ no such traps. The quote is added around the scalar's own text, in the style an 
 
 from __future__ import annotations
 
-import re
 
 from .. import model
 from ..model import types as t
 from ..nodes import Node
 from ..request import workflow_for
 from ..view import modeled_objects
+from ..rules.wf004_yaml11_ambiguous_value import yaml11_reading
 from .document import _blocks, _get, _node_at, _pairs
 from .edits import _Edit, _Fixer, _Unsafe, _check_outer
 
-_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-_BOOL_WORDS = frozenset({"yes", "no", "on", "off"})
-
-
 def _yaml11_trap(node: Node) -> str | None:
-    """How YAML 1.1 reads a plain scalar whose text a string field means literally, or None."""
-    if node.kind != "scalar" or node.style is not None or node.raw is None:
-        return None
-    raw, value = node.raw, node.value
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}" if raw.lower() in _BOOL_WORDS else None
-    if isinstance(value, int):
-        return None if _DECIMAL.fullmatch(raw) else f"the number {value}"
-    if isinstance(value, float):
-        return f"the number {value!r}" if ("_" in raw or ":" in raw) else None
-    return None
+    """How YAML 1.1 reads a plain scalar whose text a string field means literally, or None.
+    The same reading WF004 reports, less ``~`` and exponent-looking strings: the author may
+    well mean null, and ``1e3`` already stays text."""
+    reading = yaml11_reading(node)
+    return reading if reading is not None and isinstance(node.value, (bool, int, float)) else None
 
 
 def quote_traps(fixer: _Fixer) -> None:

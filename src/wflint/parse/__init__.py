@@ -40,7 +40,7 @@ def parse(source: SourceFile, fmt: str | None = None) -> ParseResult:
 
 
 def _parse(source: SourceFile, fmt: str | None) -> ParseResult:
-    fmt = fmt or _format_from_path(source.path)
+    fmt = fmt or format_from_path(source.path)
     if fmt == "json":
         return _parse_json(source)
     if fmt != "yaml":
@@ -90,7 +90,8 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _format_from_path(path: str) -> str | None:
+def format_from_path(path: str) -> str | None:
+    """"json" or "yaml" by the file's suffix, or None when the suffix says neither."""
     lower = path.lower()
     if lower.endswith(".json"):
         return "json"

@@ -41,8 +41,9 @@ _SEQ_TAGS = {_TAG + "seq", _TAG + "omap", _TAG + "pairs"}
 _SCALAR_TAGS = {_TAG + t for t in ("str", "null", "bool", "int", "float", "binary", "timestamp")}
 
 
-def _resolve(value: str) -> str:
-    """The tag of an untagged plain scalar (PyYAML's ``BaseResolver.resolve``)."""
+def resolve_plain(value: str) -> str:
+    """The tag YAML 1.1, as the service reads it, gives an untagged plain scalar (PyYAML's
+    ``BaseResolver.resolve`` without timestamps)."""
     for tag, rx in _IMPLICIT.get(value[0] if value else "", ()):
         if rx.match(value):
             break
@@ -130,7 +131,7 @@ class _YamlComposer:
                 start, end = mark.index, event.end_mark.index
                 if tag is None or tag == "!":
                     if event.implicit[0]:
-                        tag = resolved.get(value) or _resolve(value)
+                        tag = resolved.get(value) or resolve_plain(value)
                         data = value if tag is STR else self._implicit_value(tag, event)
                     else:
                         tag, data = STR, value
