@@ -66,3 +66,18 @@ def test_strings_are_strict():
     for v in (5, 1.5, True, None):
         assert not _accepts(t.Str(), v)
     assert _accepts(t.Str(), "x")
+
+
+@settings(max_examples=400, deadline=None)
+@given(scalars)
+def test_lax_int_reads_the_value_pydantic_reads(value):
+    """Rules judge bounds on the integer the service reads (wait_sec "0-5" is -5, not junk)."""
+    from wflint.rules._lax import lax_int
+
+    if isinstance(value, float) and abs(value) > 2**53:
+        return
+    try:
+        expected = pydantic.TypeAdapter(int).validate_python(value)
+    except pydantic.ValidationError:
+        expected = None
+    assert lax_int(value) == expected, value

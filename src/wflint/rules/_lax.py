@@ -38,5 +38,7 @@ def lax_int(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str) and _INT_STRING.match(value):
-        return int(float(value.strip().replace("_", "")))
+        text = value.strip().replace("_", "").split(".")[0]  # any fraction is all zeros
+        minus = text.find("-", 1)
+        return int(text[minus:] if minus > 0 else text)  # "0-12": the parser skips leading zeros
     return None
