@@ -93,7 +93,9 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: internal error: {exc}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
-    text = FORMATS[fmt](diags, lines)
+    from .rules import registry
+
+    text = FORMATS[fmt](diags, lines, registry())
     if text:
         click.echo(text, nl=False)
     if fmt == "full" and not diags:

@@ -344,6 +344,16 @@ def check_definition(scopes: Iterable[Scope], version: int, finally_label: str |
 # --------------------------------------------------------------------------- from a workflow view
 
 
+def scopes(wf: Workflow) -> list[tuple[Any, list[Any]]]:
+    """Graph scopes in the order stage F validates them: the top level, then every loop body
+    (depth first)."""
+    out: list[tuple[Any, list[Any]]] = [(None, wf.blocks)]
+    for b in wf.all_blocks:
+        if b.is_loop:
+            out.append((b, b.children))
+    return out
+
+
 def scope_block(block: Any) -> ScopeBlock:
     """A view Block as the graph sees it."""
     data = block.data
@@ -355,12 +365,11 @@ def scope_block(block: Any) -> ScopeBlock:
 
 def workflow_findings(wf: Any) -> list[tuple[int, Finding]]:
     """Stage F findings for a workflow view, computed once per workflow: (index of the scope
-    in ``rules._common.scopes(wf)``, finding). A scope holding a block without a usable label
+    in ``scopes(wf)``, finding). A scope holding a block without a usable label
     is skipped: the request model refuses it before stage F."""
     cached = wf.cache.get("graph_findings")
     if cached is not None:
         return cached
-    from .rules._common import scopes  # local: the rules package imports this module
 
     graph_scopes = []
     for loop, members in scopes(wf):

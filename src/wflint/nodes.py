@@ -10,24 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-
-@dataclass(frozen=True, slots=True, init=False)
-class Pos:
-    """A place in a source file: 1-based line and column, 0-based character offset."""
-
-    line: int
-    col: int
-    offset: int
-
-    def __init__(self, line: int, col: int, offset: int) -> None:
-        # a frozen dataclass's own __init__ goes through object.__setattr__ once per field,
-        # which makes it slow; filling the slots directly is about 1.7 times faster
-        _set_line(self, line)
-        _set_col(self, col)
-        _set_offset(self, offset)
-
-
-_set_line, _set_col, _set_offset = Pos.line.__set__, Pos.col.__set__, Pos.offset.__set__  # type: ignore[attr-defined]
+from .diagnostics import Pos
 
 
 @dataclass(slots=True, eq=False)

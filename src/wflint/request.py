@@ -50,16 +50,23 @@ def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool =
     return view.build(source_path, mode, root, data, schema_only=schema_only, source=source)
 
 
-def _report(rule: Any, message: str, node: Node, path: str, *, end: bool = True, **kw: Any) -> Diagnostic:
-    """A diagnostic of ``rule`` (a rule module) spanning ``node`` (or at its start only)."""
-    return make(rule.CODE, rule.NAME, rule.SEVERITY, message, node.start, node.end if end else node.start, path=path, **kw)
+#: The rules this stage reports, as (code, name, severity). Their documentation lives with the
+#: rule modules, which sit above this stage; a test holds these equal to the registry's.
+NOT_A_MAPPING = ("WF002", "not-a-mapping", "error")
+EMPTY_REQUEST = ("WF010", "empty-request", "error")
+BOTH_DEFINITIONS = ("WF011", "both-definitions", "warning")
+WRONG_TYPE = ("WF102", "wrong-type", "error")
+REPORTED_RULES = (NOT_A_MAPPING, EMPTY_REQUEST, BOTH_DEFINITIONS, WRONG_TYPE)
+
+
+def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, end: bool = True, **kw: Any) -> Diagnostic:
+    """A diagnostic of ``rule`` spanning ``node`` (or at its start only)."""
+    code, name, severity = rule
+    return make(code, name, severity, message, node.start, node.end if end else node.start, path=path, **kw)
 
 
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto") -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics."""
-    from .rules import wf002_not_a_mapping as wf002, wf010_empty_request as wf010
-    from .rules import wf011_both_definitions as wf011, wf102_wrong_type as wf102
-
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
@@ -78,7 +85,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
             out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source))
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
             out.diagnostics.append(_report(
-                wf002, "yaml_definition must hold a mapping (a whole request with title and "
+                NOT_A_MAPPING, "yaml_definition must hold a mapping (a whole request with title and "
                 "workflow_definition); the service fails with a 500 on anything else",
                 yaml_node, source.path, service=ServiceVerdict(500, None, ("B", 2))))
     if json_used:
@@ -86,13 +93,13 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
         out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source))
         if yaml_used:
             out.diagnostics.append(_report(
-                wf011, "both json_definition and yaml_definition are set: the service uses "
+                BOTH_DEFINITIONS, "both json_definition and yaml_definition are set: the service uses "
                 "yaml_definition and ignores json_definition (which must still be valid)",
                 root.key_node("json_definition") or json_node, source.path,
                 help="remove one of the two definitions"))
     if not yaml_used and not json_used:
         out.diagnostics.append(_report(
-            wf010, "the update body holds neither a json_definition object nor a non-empty yaml_definition string",
+            EMPTY_REQUEST, "the update body holds neither a json_definition object nor a non-empty yaml_definition string",
             root, source.path, end=False,
             service=ServiceVerdict(
                 422, "Invalid workflow definition. Workflow should be provided in either yaml or json format.", ("B", 1)
@@ -102,6 +109,6 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
         if value is None or (value.kind == "scalar" and value.value is None):
             continue
         if value.kind != ("map" if key == "json_definition" else "scalar") or (key == "yaml_definition" and not value.is_str()):
-            out.diagnostics.append(_report(wf102, f"'{key}' must be {want} or null", value, source.path,
+            out.diagnostics.append(_report(WRONG_TYPE, f"'{key}' must be {want} or null", value, source.path,
                                            service=ServiceVerdict(422, None, ("A", 5))))
     return out

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from . import model
 from .diagnostics import Diagnostic, ServiceVerdict, make
 from .nodes import Node, Pos
+from .model.validators import accepts_as
 from .rules._lax import lax_int
 from .sanitize import Sanitized
 
@@ -267,8 +268,6 @@ def _blocks(items: Any, path: Path, parent: Block | None, loop: bool) -> list[Bl
 def guess_block_type(data: dict[str, Any]) -> str | None:
     """The type the service picks for a loop child without ``block_type`` (§5.3): the first
     model, in tag order, that accepts the object, preferring the one with most fields set."""
-    from .validate import accepts_as  # local: validation imports the view
-
     best: tuple[int, str] | None = None
     common = {f.name for f in model.COMMON_BLOCK_FIELDS}
     for tag, obj in model.BLOCK_TYPES.items():

@@ -21,7 +21,7 @@ from ..model import types as t
 from ..nodes import Node
 from ..request import workflow_for
 from ..view import modeled_objects
-from ..rules.wf004_yaml11_ambiguous_value import yaml11_reading
+from ..yaml11 import yaml11_reading
 from .document import _blocks, _get, _node_at, _pairs
 from .edits import _Edit, _Fixer, _Unsafe, _check_outer
 

@@ -1,7 +1,9 @@
 """Output formats: each a pure function from a sorted list of diagnostics to text.
 
-``full`` also needs the source lines it quotes; it receives a ``lines(path, n)`` callable so
-that it stays a pure function of its arguments.
+Every format is called as ``render(diags, lines, rules)``: ``full`` quotes source lines through
+the ``lines(path, n)`` callable, and ``sarif`` describes each rule from ``rules`` (code to rule,
+the registry), so each stays a pure function of its arguments and no format imports the rule
+layer.
 """
 
 from __future__ import annotations

@@ -14,5 +14,5 @@ def line(d: Diagnostic) -> str:
     return text
 
 
-def render(diags: Sequence[Diagnostic], lines=None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules=None) -> str:
     return "".join(line(d) + "\n" for d in diags)

@@ -20,7 +20,7 @@ def _underline(d: Diagnostic, text: str) -> str:
     return pad + "^" * width
 
 
-def render(diags: Sequence[Diagnostic], lines: Callable[[str, int], "str | None"] | None = None) -> str:
+def render(diags: Sequence[Diagnostic], lines: Callable[[str, int], "str | None"] | None = None, rules=None) -> str:
     out: list[str] = []
     for d in diags:
         out.append(f"{d.path}:{d.line}:{d.column}: {d.code} [{d.name}] {d.message}")

@@ -17,7 +17,7 @@ def _escape_prop(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(diags: Sequence[Diagnostic], lines=None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules=None) -> str:
     out = []
     for d in diags:
         props = (

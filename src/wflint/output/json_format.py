@@ -27,5 +27,5 @@ def as_dict(d: Diagnostic) -> dict:
     return out
 
 
-def render(diags: Sequence[Diagnostic], lines=None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules=None) -> str:
     return json.dumps([as_dict(d) for d in diags], indent=2, ensure_ascii=False) + "\n"

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from ..diagnostics import Diagnostic
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def render(diags: Sequence[Diagnostic], lines=None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | None = None) -> str:
+    """``rules`` maps a code to its rule (``name``, ``summary``, ``doc``, ``severity``); the
+    caller passes the registry, so formats never import the rule layer."""
     from .. import __version__
-    from ..rules import registry
 
     used = sorted({d.code for d in diags})
-    rules = registry()
+    rules = rules or {}
     rule_index = {code: i for i, code in enumerate(used)}
     driver_rules = []
     for code in used:

@@ -40,6 +40,8 @@ def _diag(code: str, message: str, start: Pos, end: Pos | None, path: str, **ext
     return make(code, name, "error", message, start, end or start, path=path, **extra)
 
 
+#: The rules both paths report. Their documentation lives with the rule modules, which sit
+#: above this stage; a test holds these names equal to the registry's.
 _NAMES = {"WF001": "syntax-error", "WF002": "not-a-mapping", "WF003": "duplicate-key", "WF005": "multiple-documents"}
 
 

@@ -29,35 +29,11 @@ import sys
 
 from .. import model
 from ..templates import objects
+from ..yaml11 import yaml11_reading
 
 CODE = "WF004"
 NAME = "yaml11-ambiguous-value"
 SEVERITY = "warning"
-
-_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-# what YAML 1.2 and JSON read as a number but YAML 1.1 (PyYAML) keeps as a string
-_EXPONENT = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
-_BOOL_WORDS = frozenset({"yes", "no", "on", "off"})
-
-
-def yaml11_reading(node) -> str | None:
-    """How YAML 1.1 reads a plain scalar when that differs from its text ("the boolean
-    false"), or None. Only for plain (unquoted) YAML scalars."""
-    if node is None or node.kind != "scalar" or node.style is not None or node.raw is None:
-        return None
-    raw, value = node.raw.strip(), node.value
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}" if raw.lower() in _BOOL_WORDS else None
-    if value is None:
-        return "null" if raw == "~" else None
-    if isinstance(value, int):
-        return None if _DECIMAL.fullmatch(raw) else f"the number {value}"
-    if isinstance(value, float):
-        return f"the number {value!r}" if ("_" in raw or ":" in raw) else None
-    if isinstance(value, str) and _EXPONENT.fullmatch(raw):
-        return f"the string '{raw}', not a number"
-    return None
-
 
 def check(wf):
     rule = sys.modules[__name__]

@@ -24,7 +24,7 @@ goto_url ...). The position is the mapping that lacks the field.
 
 import sys
 
-from ._common import yield_findings
+from .model_findings import yield_findings
 
 CODE = "WF101"
 NAME = "missing-field"

@@ -24,7 +24,8 @@ field refuses it; quote it.
 import sys
 
 from ..service_rules import max_elapsed_time_minutes_bool_error
-from ._common import model_verdict, yield_findings
+from .model_findings import yield_findings
+from .verdicts import model_verdict
 
 CODE = "WF102"
 NAME = "wrong-type"

@@ -24,7 +24,9 @@ import functools
 import sys
 
 from ..service_rules import BROWSER_TYPES, browser_type_error, geo_target_country_error, timezone_error
-from ._common import model_verdict, suggest, yield_findings
+from .model_findings import yield_findings
+from .verdicts import model_verdict
+from .wording import suggest
 
 CODE = "WF103"
 NAME = "invalid-value"

@@ -30,7 +30,8 @@ import sys
 from .. import model
 from ..service_rules import code_block_key_error
 from ..view import modeled_objects
-from ._common import describe, model_verdict
+from .verdicts import model_verdict
+from .wording import describe
 
 CODE = "WF104"
 NAME = "unknown-field"

@@ -22,7 +22,7 @@ up to 2000 characters, no control characters, 32768 UTF-8 bytes in all). ``wait_
 
 import sys
 
-from ._common import yield_findings
+from .model_findings import yield_findings
 
 CODE = "WF105"
 NAME = "out-of-range"
@@ -40,7 +40,7 @@ def check(wf):
 def _code_error_mapping(wf):
     """A code block's error_code_mapping has limits no other block's has (§5.6.5)."""
     from ..service_rules import code_error_code_mapping_error
-    from ._common import model_verdict
+    from .verdicts import model_verdict
 
     rule = sys.modules[__name__]
     for b in wf.blocks_of("code"):
@@ -56,7 +56,7 @@ def _code_error_mapping(wf):
 
 
 def _wait_sec(wf):
-    from ._common import e_order, service_verdict
+    from .verdicts import e_order, service_verdict
     from ._lax import lax_int
 
     rule = sys.modules[__name__]

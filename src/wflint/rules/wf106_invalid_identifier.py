@@ -32,7 +32,7 @@ import sys
 
 from ..sanitize import sanitize_name
 from ..service_rules import block_label_error, parameter_key_error
-from ._common import model_verdict
+from .verdicts import model_verdict
 
 CODE = "WF106"
 NAME = "invalid-identifier"

@@ -22,7 +22,7 @@ sent as ``yaml_definition`` its sanitizer silently renames the block to ``block`
 
 import sys
 
-from ._common import model_verdict
+from .verdicts import model_verdict
 
 CODE = "WF107"
 NAME = "empty-label"

@@ -23,7 +23,7 @@ answers 422 with about ninety errors, one group per block model; wflint says it 
 
 import sys
 
-from ._common import model_verdict
+from .verdicts import model_verdict
 
 CODE = "WF108"
 NAME = "loop-child-without-type"

@@ -26,7 +26,8 @@ case is a warning.
 import sys
 
 from ..sanitize import sanitize_name
-from ._common import model_verdict, original_value, service_verdict
+from .verdicts import model_verdict, service_verdict
+from .wording import original_value
 
 CODE = "WF201"
 NAME = "duplicate-label"

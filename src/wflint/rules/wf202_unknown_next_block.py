@@ -29,7 +29,9 @@ label it renamed dangles.
 import sys
 
 from .. import graph
-from ._common import scopes, service_verdict, suggest
+from ..graph import scopes
+from .verdicts import service_verdict
+from .wording import suggest
 
 CODE = "WF202"
 NAME = "unknown-next-block"

@@ -25,7 +25,8 @@ reference a valid block. Available labels: a".
 import sys
 
 from ..service_rules import finally_label_error
-from ._common import model_verdict, suggest, top_labels
+from .verdicts import model_verdict
+from .wording import suggest, top_labels
 
 CODE = "WF203"
 NAME = "unknown-finally-block"

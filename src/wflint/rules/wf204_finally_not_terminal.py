@@ -21,7 +21,7 @@ block (next_block_label must be null)".
 
 import sys
 
-from ._common import service_verdict
+from .verdicts import service_verdict
 
 CODE = "WF204"
 NAME = "finally-not-terminal"

@@ -23,7 +23,8 @@ block runs (WF403 says so).
 
 import sys
 
-from ._common import d8_detail, service_verdict, suggest
+from .verdicts import d8_detail, service_verdict
+from .wording import suggest
 
 CODE = "WF205"
 NAME = "undefined-parameter"

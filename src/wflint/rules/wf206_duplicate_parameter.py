@@ -22,7 +22,8 @@ naming ``k_2``.
 
 import sys
 
-from ._common import original_value, service_verdict
+from .verdicts import service_verdict
+from .wording import original_value
 
 CODE = "WF206"
 NAME = "duplicate-parameter"

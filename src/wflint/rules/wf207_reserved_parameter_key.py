@@ -26,7 +26,7 @@ reserved keys".
 import sys
 
 from .. import model
-from ._common import service_verdict
+from .verdicts import service_verdict
 
 CODE = "WF207"
 NAME = "reserved-parameter-key"

@@ -20,7 +20,7 @@ output as ``<label>_output`` in ``parameter_keys`` or ``{{ <label>_output }}`` i
 
 import sys
 
-from ._common import service_verdict
+from .verdicts import service_verdict
 
 CODE = "WF208"
 NAME = "output-parameter-declared"

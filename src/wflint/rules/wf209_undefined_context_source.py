@@ -21,7 +21,8 @@ exist."
 
 import sys
 
-from ._common import service_verdict, suggest
+from .verdicts import service_verdict
+from .wording import suggest
 
 CODE = "WF209"
 NAME = "undefined-context-source"

@@ -22,7 +22,8 @@ sanitizer does not rewrite this field, so a loop over a renamed key breaks.
 
 import sys
 
-from ._common import d8_detail, service_verdict, suggest
+from .verdicts import d8_detail, service_verdict
+from .wording import suggest
 
 CODE = "WF210"
 NAME = "undefined-loop-source"

@@ -25,7 +25,7 @@ with "No iterable value found for the loop block".
 
 import sys
 
-from ._common import e_order, service_verdict
+from .verdicts import e_order, service_verdict
 
 CODE = "WF211"
 NAME = "loop-without-source"

@@ -26,7 +26,7 @@ YAML sanitizer does not rewrite the override keys.
 
 import sys
 
-from ._common import e_order, service_verdict
+from .verdicts import e_order, service_verdict
 
 CODE = "WF212"
 NAME = "invalid-smtp-parameter"

@@ -30,7 +30,7 @@ import sys
 
 from ..service_rules import infer_definition_version
 from ._lax import lax_int
-from ._common import model_verdict
+from .verdicts import model_verdict
 
 CODE = "WF301"
 NAME = "version-mismatch"

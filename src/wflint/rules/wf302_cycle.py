@@ -41,7 +41,7 @@ common case; repeat work with a ``for_loop`` or ``while_loop`` block instead.
 import sys
 
 from .. import graph
-from ._common import graph_findings
+from .routing_findings import graph_findings
 
 CODE = "WF302"
 NAME = "cycle"

@@ -34,7 +34,8 @@ not reachable from any other block. ..." (inside a loop body: "... inside loop {
 import sys
 
 from .. import graph
-from ._common import scopes, service_verdict
+from ..graph import scopes
+from .verdicts import service_verdict
 
 CODE = "WF303"
 NAME = "disconnected-blocks"

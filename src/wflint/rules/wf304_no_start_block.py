@@ -25,7 +25,7 @@ loop body the message says "inside loop {label}").
 import sys
 
 from .. import graph
-from ._common import graph_findings
+from .routing_findings import graph_findings
 from .wf302_cycle import closing_note
 
 CODE = "WF304"

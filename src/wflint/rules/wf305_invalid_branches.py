@@ -30,7 +30,7 @@ define criteria.".
 import sys
 
 from ..service_rules import branch_condition_error, conditional_branches_error
-from ._common import model_verdict
+from .verdicts import model_verdict
 from ._lax import lax_bool
 
 CODE = "WF305"

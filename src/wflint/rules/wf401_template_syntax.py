@@ -31,7 +31,7 @@ import difflib
 import sys
 
 from .. import templates as tpl
-from ._common import service_verdict
+from .verdicts import service_verdict
 
 CODE = "WF401"
 NAME = "template-syntax"

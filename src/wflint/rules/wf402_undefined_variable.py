@@ -30,7 +30,7 @@ import sys
 
 from .. import model
 from .. import templates as tpl
-from ._common import close_match
+from .wording import close_match
 
 CODE = "WF402"
 NAME = "undefined-variable"

@@ -28,7 +28,7 @@ order is the one named.
 
 import sys
 
-from ._common import e_order, service_verdict
+from .verdicts import e_order, service_verdict
 from ._lax import lax_bool
 
 CODE = "WF501"

@@ -35,10 +35,10 @@ order; a repeated key is skipped (WF206 reports it).
 import json
 import sys
 
-from .wf004_yaml11_ambiguous_value import yaml11_reading
+from ..yaml11 import yaml11_reading
 
 from ..service_rules import coerce_default_value
-from ._common import service_verdict
+from .verdicts import service_verdict
 
 CODE = "WF502"
 NAME = "invalid-default-value"

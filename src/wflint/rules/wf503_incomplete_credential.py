@@ -40,7 +40,7 @@ workflow_parameter_key: bw. Required value: bitwarden_collection_id or bitwarden
 
 import sys
 
-from ._common import service_verdict
+from .verdicts import service_verdict
 from .wf502_invalid_default_value import d5_parameters
 
 CODE = "WF503"

@@ -27,7 +27,7 @@ checks the URL only when it changed; wflint checks it always.)
 import sys
 
 from ..webhook import BAD_SCHEME, ELB, MALFORMED, internal_host, webhook_url_error
-from ._common import service_verdict
+from .verdicts import service_verdict
 
 CODE = "WF504"
 NAME = "invalid-webhook-url"

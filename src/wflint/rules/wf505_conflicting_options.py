@@ -43,7 +43,7 @@ cannot be combined with the gmail transport".
 import sys
 
 from .. import service_rules as sr
-from ._common import model_verdict
+from .verdicts import model_verdict
 from ._lax import lax_bool
 
 CODE = "WF505"

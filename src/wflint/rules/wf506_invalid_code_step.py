@@ -31,7 +31,7 @@ workflow will. That is a warning; deleting ``steps`` altogether is simplest.
 
 import sys
 
-from ._common import close_match
+from .wording import close_match
 
 CODE = "WF506"
 NAME = "invalid-code-step"

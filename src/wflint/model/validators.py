@@ -1,0 +1,66 @@
+"""Compiled JSON Schema validators for the model's objects.
+
+Built once per process from the generated schemas (``schema.py``) and cached: the request
+validator with shallow block and parameter items, and one validator per block or parameter
+type, so the linter validates each object against its own definition.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .. import schema
+
+
+
+@lru_cache(maxsize=1)
+def _defs() -> dict[str, Any]:
+    return schema.all_defs()
+
+
+@lru_cache(maxsize=1)
+def _lint_defs() -> dict[str, Any]:
+    """The same definitions with shallow block and parameter items.
+
+    The editor schemas dispatch every block through 33 ``if``/``then`` pairs; the linter
+    already knows each block's type from the view, so it validates the request with items
+    that only check their tag, then each block and parameter against its own definition.
+    Same verdicts, a fraction of the work."""
+    defs = dict(_defs())
+    defs["block"] = {"type": "object", "required": ["block_type"], "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
+    defs["loop_block"] = {"type": "object", "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
+    defs["parameter"] = {"type": "object", "required": ["parameter_type"], "properties": {"parameter_type": {"$ref": "#/$defs/ParameterType"}}}
+    return defs
+
+
+def _inline(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    """Replace every local ``$ref`` by the definition it names. With shallow block items the
+    linting definitions are not recursive, and resolving references at validation time was
+    the largest single cost of a check."""
+    if depth > 50:  # pragma: no cover - the lint definitions are not recursive
+        raise ValueError("recursive schema")
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            target = _inline(defs[ref.rsplit("/", 1)[-1]], defs, depth + 1)
+            return {**target, **_inline(rest, defs, depth + 1)} if rest else target
+        return {k: _inline(v, defs, depth + 1) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_inline(v, defs, depth + 1) for v in schema]
+    return schema
+
+
+@lru_cache(maxsize=None)
+def validator(def_name: str) -> Draft202012Validator:
+    """A linting validator for one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)."""
+    defs = _lint_defs()
+    return Draft202012Validator(_inline(defs[def_name], defs))
+
+
+def accepts_as(tag: str, data: dict[str, Any]) -> bool:
+    """Would the ``tag`` block model accept ``data`` (whose block_type is absent)?"""
+    return validator(f"block.{tag}").is_valid({**data, "block_type": tag})
