@@ -25,7 +25,7 @@ def render(path: Path) -> str:
     """The concise output for one fixture, as the golden file holds it."""
     from wflint.api import check_file
     from wflint.config import Config
-    from wflint.output import concise
+    from wflint.report.formats import concise
 
     rel = path.relative_to(ROOT)
     cwd = os.getcwd()

@@ -160,7 +160,7 @@ def test_renames_update_every_kind_of_reference():
 
 
 def test_new_names_are_the_services_names():
-    from wflint.sanitize import sanitize
+    from wflint.workflow.sanitizer import sanitize
     import yaml
 
     case = FIXTURES / "renames.yaml"
@@ -610,7 +610,7 @@ _name = st.builds(lambda a, sep, b, digit: (digit + a if digit else a) + sep + b
        style=st.sampled_from(["plain", "double", "single"]))
 def test_random_invalid_names_are_renamed_consistently(labels, keys, style):
     import yaml
-    from wflint.sanitize import sanitize
+    from wflint.workflow.sanitizer import sanitize
 
     def q(s: str) -> str:
         return {"plain": json.dumps(s), "double": json.dumps(s), "single": "'" + s.replace("'", "''") + "'"}[style]

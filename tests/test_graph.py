@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from wflint import graph
+from wflint.workflow import routing as graph
 from wflint.api import evaluate
-from wflint.graph import CYCLE, DANGLING, DISCONNECTED, DUPLICATE, NO_ROOT, Edge, Scope, ScopeBlock, check_scope
+from wflint.workflow.routing import CYCLE, DANGLING, DISCONNECTED, DUPLICATE, NO_ROOT, Edge, Scope, ScopeBlock, check_scope
 
 NO_ROOT_TOP = (
     "Circular reference detected: every block is the target of another block's next_block_label, so there "

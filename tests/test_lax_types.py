@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from wflint.model import types as t
-from wflint.schema import type_schema
+from wflint.model.schema import type_schema
 
 pydantic = pytest.importorskip("pydantic")
 
@@ -72,7 +72,7 @@ def test_strings_are_strict():
 @given(scalars)
 def test_lax_int_reads_the_value_pydantic_reads(value):
     """Rules judge bounds on the integer the service reads (wait_sec "0-5" is -5, not junk)."""
-    from wflint.rules._lax import lax_int
+    from wflint.model.lax import lax_int
 
     if isinstance(value, float) and abs(value) > 2**53:
         return

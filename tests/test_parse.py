@@ -12,11 +12,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wflint.nodes import Node
-from wflint.parse import MAX_DEPTH, ParseResult, parse, parse_embedded
-from wflint.parse import yaml_tree as parse_module
-from wflint.source import EmbeddedSource, SourceFile, decode
-from wflint.strmap import value_offsets
+from wflint.document.nodes import Node
+from wflint.document.parse import MAX_DEPTH, ParseResult, parse, parse_embedded
+from wflint.document import yaml_parser as parse_module
+from wflint.document.source import EmbeddedSource, SourceFile, decode
+from wflint.document.string_offsets import value_offsets
 
 
 def parse_yaml(text: str) -> ParseResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wflint.sanitize import rewrite_refs, sanitize, sanitize_name
+from wflint.workflow.sanitizer import rewrite_refs, sanitize, sanitize_name
 
 
 @pytest.mark.parametrize(

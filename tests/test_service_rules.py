@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wflint import service_rules as r
+from wflint.checks import service_checks as r
 
 IDENT_TAIL = ("must be valid Python identifiers (only letters, digits, and underscores; cannot start "
               "with a digit). Characters like '/', '-', '.', etc. are not allowed because they "

@@ -8,8 +8,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wflint.nodes import Pos
-from wflint.source import SourceFile, decode
+from wflint.diagnostics import Pos
+from wflint.document.source import SourceFile, decode
 
 # --------------------------------------------------------------------------- positions
 

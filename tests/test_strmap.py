@@ -9,10 +9,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wflint.nodes import Node
-from wflint.parse import parse, parse_embedded
-from wflint.source import SourceFile
-from wflint.strmap import value_offsets
+from wflint.document.nodes import Node
+from wflint.document.parse import parse, parse_embedded
+from wflint.document.source import SourceFile
+from wflint.document.string_offsets import value_offsets
 
 #: characters that exercise escapes, quoting, folding and indentation (NEL and LS are left out:
 #: PyYAML's emitter does not round-trip them)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from jinja2 import meta
 
-from wflint import templates as tpl
-from wflint import template_parse as tp
+from wflint.checks import template_sites as tpl
+from wflint.checks import template_analysis as tp
 from wflint.api import evaluate
-from wflint.parse import parse
-from wflint.request import unwrap
-from wflint.source import SourceFile
+from wflint.document.parse import parse
+from wflint.workflow.unwrap import unwrap
+from wflint.document.source import SourceFile
 
 
 def workflow(text: str, path: str = "flow.yaml"):

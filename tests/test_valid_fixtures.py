@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from wflint.api import check_file
-from wflint import schema
+from wflint.model import schema
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID_DIR = ROOT / "fixtures" / "valid"

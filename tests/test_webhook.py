@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from wflint.webhook import BAD_SCHEME, ELB, MALFORMED, internal_host, webhook_url_error
+from wflint.checks.webhook_url import BAD_SCHEME, ELB, MALFORMED, internal_host, webhook_url_error
 
 pydantic = pytest.importorskip("pydantic")
 _URL = pydantic.TypeAdapter(pydantic.AnyUrl)

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from . import request as req
-from . import suppress
-from . import view
+from .workflow import unwrap
+from .report import suppressions
+from .workflow import view
 from .config import Config
 from .diagnostics import Diagnostic, ServiceVerdict, finalize
-from .parse import parse
+from .document.parse import parse
 from .rules import Rule, matches, registry
-from .source import SourceFile, decode
+from .document.source import SourceFile, decode
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
 #: files larger than this are reported instead of parsed (a definition is a few KB)
@@ -75,7 +75,7 @@ def _postprocess(source: SourceFile | None, diags: list[Diagnostic], config: Con
         kept.append(replace(d, severity=sev) if sev else d)
     if source is not None:
         unused = wf900 if _enabled(config, wf900.CODE, wf900.NAME) else None
-        kept = suppress.apply(source, kept, unused)
+        kept = suppressions.apply(source, kept, unused)
     return finalize(kept)
 
 
@@ -88,10 +88,10 @@ def check_source(
     parsed = parse(source, fmt)
     diags = list(parsed.diagnostics)
     root = parsed.root
-    if require_workflow and root is not None and not req.looks_like_workflow(root):
+    if require_workflow and root is not None and not unwrap.looks_like_workflow(root):
         return None
     if root is not None and root.kind == "map":
-        unwrapped = req.unwrap(source, root, parsed.format, config.mode)
+        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
@@ -117,7 +117,7 @@ def check_file(path: Path, config: Config | None = None, *, explicit: bool = Tru
     """Check one file; None when a file met while walking a directory is not a workflow."""
     from .rules import wf001_syntax_error as wf001
     from .diagnostics import make
-    from .nodes import Pos
+    from .diagnostics import Pos
 
     shown = str(path)
     try:
@@ -225,11 +225,11 @@ def _order_key(order: tuple) -> tuple:
 def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = False, config: Config | None = None) -> Evaluation:
     """Check a request given as plain data (no positions). ``mode="yaml"`` applies the
     sanitizer unless ``sanitized`` says the caller already did."""
-    from .nodes_from_data import node_tree
+    from .document.data_tree import node_tree
 
     root = node_tree(request)
     if mode == "yaml" and not sanitized:
-        wf = req.workflow_for("<request>", "yaml", root)
+        wf = unwrap.workflow_for("<request>", "yaml", root)
     else:
         wf = view.build("<request>", mode, root, request)
     config = config or Config()

@@ -16,7 +16,7 @@ from . import __version__
 from .api import InternalError, Report, check_bytes, check_paths
 from .config import Config, ConfigError, discover, load
 from .diagnostics import at_or_above, finalize
-from .output import FORMATS
+from .report.formats import FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -125,7 +125,7 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
     from .rules import lookup, registry
 
     if markdown:
-        from .docs import rules_markdown
+        from .report.rule_docs import rules_markdown
 
         click.echo(rules_markdown(), nl=False)
         return
@@ -146,7 +146,7 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
 def schema(output: Path, check_only: bool) -> None:
     """Generate the JSON Schemas from the request model."""
-    from . import schema as schema_mod
+    from .model import schema as schema_mod
 
     if check_only:
         stale = schema_mod.stale(output)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..source import SourceFile
+from ..document.source import SourceFile
 from .command import fix
 from .document import _documents, _format_of
 from .edits import _Fixer, _splice, _verify

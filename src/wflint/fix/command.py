@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from ..source import decode
+from ..document.source import decode
 from .results import FixError, FixInternalError
 
 EXIT_OK, EXIT_CHANGES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3

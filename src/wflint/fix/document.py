@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ..nodes import Node
-from ..parse import format_from_path, parse, parse_embedded
-from ..source import SourceFile
+from ..document.nodes import Node
+from ..document.parse import format_from_path, parse, parse_embedded
+from ..document.source import SourceFile
 from .results import FixError
 
 #: a place in a document: its keys and list indexes from the root

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 
-from ..nodes import Node
-from ..parse.yaml_compose import resolve_plain
-from ..source import SourceFile
-from ..strmap import value_offsets
+from ..document.nodes import Node
+from ..document.yaml_composer import resolve_plain
+from ..document.source import SourceFile
+from ..document.string_offsets import value_offsets
 from .document import _Doc, _documents
 from .results import FixError, FixInternalError
 

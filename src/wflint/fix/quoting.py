@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from .. import model
 from ..model import types as t
-from ..nodes import Node
-from ..request import workflow_for
-from ..view import modeled_objects
-from ..yaml11 import yaml11_reading
+from ..document.nodes import Node
+from ..workflow.unwrap import workflow_for
+from ..workflow.view import modeled_objects
+from ..checks.yaml11 import yaml11_reading
 from .document import _blocks, _get, _node_at, _pairs
 from .edits import _Edit, _Fixer, _Unsafe, _check_outer
 

@@ -37,9 +37,9 @@ from typing import Any, Callable, Iterator
 
 from .. import model
 from ..model import types as t
-from ..nodes import Node
-from ..sanitize import sanitize, sanitize_name
-from ..service_rules import block_label_error, parameter_key_error
+from ..document.nodes import Node
+from ..workflow.sanitizer import sanitize, sanitize_name
+from ..checks.service_checks import block_label_error, parameter_key_error
 from .document import Path_, _blocks, _get, _pairs
 from .edits import _apply_subs, _Edit, _Fixer, _string_edit, _Unsafe
 from .templates import _names_pattern, _template_subs

@@ -1,7 +1,10 @@
-"""The public registry of the declarative request model.
+"""The declarative request model: the one source of truth about what the service accepts.
 
-Everything else in wflint (schemas, validator, rules, mock server) reads field knowledge from
-here: ``BLOCK_TYPES`` and ``PARAMETER_TYPES`` by tag in the service's order, ``OBJECTS`` by
+Every request object is declared once (``toplevel``, ``parameters``, ``blocks*``, ``enums``,
+built from ``types``); what derives from the declarations lives beside them: ``schema``
+generates the JSON Schemas, ``validators`` compiles them once per process, and ``lax`` reads
+values as the service's lax model does. Everything else in wflint (rules, fixer, mock server)
+reads field knowledge from here: ``BLOCK_TYPES`` and ``PARAMETER_TYPES`` by tag in the service's order, ``OBJECTS`` by
 ``ObjectModel.name``, and a few helpers.
 """
 

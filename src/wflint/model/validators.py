@@ -1,6 +1,6 @@
 """Compiled JSON Schema validators for the model's objects.
 
-Built once per process from the generated schemas (``schema.py``) and cached: the request
+Built once per process from the generated schemas (``schema``) and cached: the request
 validator with shallow block and parameter items, and one validator per block or parameter
 type, so the linter validates each object against its own definition.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .. import schema
+from . import schema
 
 
 

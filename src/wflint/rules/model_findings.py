@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import model
-from ..validate import Finding, findings
-from ..view import Workflow
-from ..yaml11 import yaml11_reading
+from ..checks.schema_findings import Finding, findings
+from ..workflow.view import Workflow
+from ..checks.yaml11 import yaml11_reading
 from .verdicts import model_verdict
 from .wording import describe
 

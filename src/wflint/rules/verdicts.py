@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import model
 from ..diagnostics import ServiceVerdict
-from ..view import Block, Path, Workflow
+from ..workflow.view import Block, Path, Workflow
 
 
 def model_verdict(wf: Workflow, path: Path = ()) -> ServiceVerdict:
@@ -75,3 +75,16 @@ def d8_detail(wf: Workflow) -> str:
     lines.append("")
     lines.append("Make sure to define all parameters in the workflow parameters list before using them in blocks.")
     return "\n".join(lines)
+
+
+def d5_parameters(wf):
+    """The parameters stage D5 processes, in order: non-context ones, the first of each key."""
+    seen = set()
+    for p in wf.params:
+        if p.type == "context":
+            continue
+        if p.key is not None:
+            if p.key in seen:
+                continue
+            seen.add(p.key)
+        yield p

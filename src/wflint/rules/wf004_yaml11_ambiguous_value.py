@@ -28,8 +28,8 @@ import re
 import sys
 
 from .. import model
-from ..templates import objects
-from ..yaml11 import yaml11_reading
+from ..checks.template_sites import objects
+from ..checks.yaml11 import yaml11_reading
 
 CODE = "WF004"
 NAME = "yaml11-ambiguous-value"

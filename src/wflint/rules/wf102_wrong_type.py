@@ -23,7 +23,7 @@ field refuses it; quote it.
 
 import sys
 
-from ..service_rules import max_elapsed_time_minutes_bool_error
+from ..checks.service_checks import max_elapsed_time_minutes_bool_error
 from .model_findings import yield_findings
 from .verdicts import model_verdict
 

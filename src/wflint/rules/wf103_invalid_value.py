@@ -23,7 +23,7 @@ servers without that engine refuse with 400.
 import functools
 import sys
 
-from ..service_rules import BROWSER_TYPES, browser_type_error, geo_target_country_error, timezone_error
+from ..checks.service_checks import BROWSER_TYPES, browser_type_error, geo_target_country_error, timezone_error
 from .model_findings import yield_findings
 from .verdicts import model_verdict
 from .wording import suggest
@@ -66,7 +66,7 @@ def check(wf):
 
 
 def _valid_geo_target(value):
-    from ..validate import validator
+    from ..checks.schema_findings import validator
 
     country = value.get("country")
     return validator("GeoTarget").is_valid(value) and geo_target_country_error(str(country).upper()) is None

@@ -28,8 +28,8 @@ import difflib
 import sys
 
 from .. import model
-from ..service_rules import code_block_key_error
-from ..view import modeled_objects
+from ..checks.service_checks import code_block_key_error
+from ..workflow.view import modeled_objects
 from .verdicts import model_verdict
 from .wording import describe
 

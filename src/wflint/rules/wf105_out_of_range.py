@@ -39,7 +39,7 @@ def check(wf):
 
 def _code_error_mapping(wf):
     """A code block's error_code_mapping has limits no other block's has (§5.6.5)."""
-    from ..service_rules import code_error_code_mapping_error
+    from ..checks.service_checks import code_error_code_mapping_error
     from .verdicts import model_verdict
 
     rule = sys.modules[__name__]
@@ -57,7 +57,7 @@ def _code_error_mapping(wf):
 
 def _wait_sec(wf):
     from .verdicts import e_order, service_verdict
-    from ._lax import lax_int
+    from ..model.lax import lax_int
 
     rule = sys.modules[__name__]
     for b in wf.blocks_of("wait"):

@@ -30,8 +30,8 @@ underscores, not starting with a digit. A parameter key may not contain whitespa
 import keyword
 import sys
 
-from ..sanitize import sanitize_name
-from ..service_rules import block_label_error, parameter_key_error
+from ..workflow.sanitizer import sanitize_name
+from ..checks.service_checks import block_label_error, parameter_key_error
 from .verdicts import model_verdict
 
 CODE = "WF106"

@@ -25,7 +25,7 @@ case is a warning.
 
 import sys
 
-from ..sanitize import sanitize_name
+from ..workflow.sanitizer import sanitize_name
 from .verdicts import model_verdict, service_verdict
 from .wording import original_value
 

@@ -28,8 +28,8 @@ label it renamed dangles.
 
 import sys
 
-from .. import graph
-from ..graph import scopes
+from ..workflow import routing
+from ..workflow.routing import scopes
 from .verdicts import service_verdict
 from .wording import suggest
 
@@ -83,13 +83,13 @@ def check(wf):
 def _v2(wf, rule):
     all_scopes = scopes(wf)
     reported, targets = set(), set()
-    for position, finding in graph.workflow_findings(wf):
-        if finding.kind != graph.DANGLING:
+    for position, finding in routing.workflow_findings(wf):
+        if finding.kind != routing.DANGLING:
             continue
         loop, members = all_scopes[position]
         by_label = {b.label: b for b in members if b.label is not None}
         edge = finding.edge
-        path = graph.edge_path(edge, by_label)
+        path = routing.edge_path(edge, by_label)
         if path in reported:
             continue  # several branch chains end at one unknown merge point: one report
         reported.add(path)
@@ -100,7 +100,7 @@ def _v2(wf, rule):
             msg += f" (the branch chain ending at block '{edge.source}' continues there)"
         rank = len(reported)
         yield wf.diag(rule, msg + "; the service rejects it", path, help=hint,
-                      service=service_verdict(422, finding.message, "F", position, graph.STEP[graph.DANGLING], rank))
+                      service=service_verdict(422, finding.message, "F", position, routing.STEP[routing.DANGLING], rank))
     yield from _unused_merge_points(wf, rule, all_scopes, targets)
 
 

@@ -24,7 +24,7 @@ reference a valid block. Available labels: a".
 
 import sys
 
-from ..service_rules import finally_label_error
+from ..checks.service_checks import finally_label_error
 from .verdicts import model_verdict
 from .wording import suggest, top_labels
 

@@ -23,7 +23,7 @@ meant to read it names something else. The service accepts it silently.
 
 import sys
 
-from .. import templates
+from ..checks import template_sites
 
 CODE = "WF213"
 NAME = "unused-parameter"
@@ -34,8 +34,8 @@ _SMTP_SLOTS = ("smtp_host", "smtp_port", "smtp_username", "smtp_password")
 
 def referenced_names(wf) -> set[str]:
     """Every name a parameter could be referenced by, collected over the whole request: the
-    variables the templated fields read (see ``wflint.templates``) and the key fields."""
-    used = templates.read_names(wf)
+    variables the templated fields read (see ``wflint.checks.template_sites``) and the key fields."""
+    used = template_sites.read_names(wf)
     for b in wf.all_blocks:
         keys = b.data.get("parameter_keys")
         if isinstance(keys, list):

@@ -28,8 +28,8 @@ be 2 or greater when using conditional blocks or explicit next_block_label routi
 
 import sys
 
-from ..service_rules import infer_definition_version
-from ._lax import lax_int
+from ..checks.service_checks import infer_definition_version
+from ..model.lax import lax_int
 from .verdicts import model_verdict
 
 CODE = "WF301"

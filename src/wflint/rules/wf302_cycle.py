@@ -40,30 +40,23 @@ common case; repeat work with a ``for_loop`` or ``while_loop`` block instead.
 
 import sys
 
-from .. import graph
-from .routing_findings import graph_findings
+from ..workflow import routing
+from .routing_findings import closing_note, graph_findings
 
 CODE = "WF302"
 NAME = "cycle"
 SEVERITY = "error"
 
 
-def closing_note(edge):
-    """Words for an implicit closing edge (a chain continuing at a merge point)."""
-    if edge.via[0] != "merge":
-        return ""
-    return f" (block '{edge.source}' has no next_block_label, so it continues at the merge point '{edge.target}' of conditional '{edge.via[1]}')"
-
-
 def check(wf):
     rule = sys.modules[__name__]
-    for finding, by_label, verdict in graph_findings(wf, graph.CYCLE):
+    for finding, by_label, verdict in graph_findings(wf, routing.CYCLE):
         yield wf.diag(
             rule,
-            f"blocks {graph.route_text(finding.labels)} form a cycle in {graph.scope_words(finding.loop)}"
+            f"blocks {routing.route_text(finding.labels)} form a cycle in {routing.scope_words(finding.loop)}"
             f"{closing_note(finding.edge)}: following next_block_label never reaches the end; "
             "the service rejects it",
-            graph.edge_path(finding.edge, by_label),
+            routing.edge_path(finding.edge, by_label),
             help="end the route with a block whose next_block_label is null; to repeat blocks, put "
                  "them in a for_loop or while_loop",
             service=verdict,

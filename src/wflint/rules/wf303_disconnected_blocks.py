@@ -33,8 +33,8 @@ not reachable from any other block. ..." (inside a loop body: "... inside loop {
 
 import sys
 
-from .. import graph
-from ..graph import scopes
+from ..workflow import routing
+from ..workflow.routing import scopes
 from .verdicts import service_verdict
 
 CODE = "WF303"
@@ -79,8 +79,8 @@ def _cause(wf, loop, members, root):
 def check(wf):
     rule = sys.modules[__name__]
     all_scopes = scopes(wf)
-    for position, finding in graph.workflow_findings(wf):
-        if finding.kind != graph.DISCONNECTED:
+    for position, finding in routing.workflow_findings(wf):
+        if finding.kind != routing.DISCONNECTED:
             continue
         loop, members = all_scopes[position]
         by_label = {b.label: b for b in members if b.label is not None}
@@ -88,12 +88,12 @@ def check(wf):
         routed = [b for b in members if loop is not None or b.label != wf.finally_label]
         roots = [b for b in routed if b.label in finding.labels]  # list order
         start = roots[0]
-        verdict = service_verdict(422, finding.message, "F", position, graph.STEP[graph.DISCONNECTED])
+        verdict = service_verdict(422, finding.message, "F", position, routing.STEP[routing.DISCONNECTED])
         for root in roots[1:]:
             why, hint = _cause(wf, loop, routed, root)
             yield wf.diag(
                 rule,
-                f"block '{root.label}' is unreachable: {graph.scope_words(finding.loop)} already starts at "
+                f"block '{root.label}' is unreachable: {routing.scope_words(finding.loop)} already starts at "
                 f"'{start.label}'; {why}; the service rejects it (starting blocks: "
                 f"{', '.join(finding.labels)})",
                 by_label[root.label].path + ("label",),

@@ -24,9 +24,8 @@ loop body the message says "inside loop {label}").
 
 import sys
 
-from .. import graph
-from .routing_findings import graph_findings
-from .wf302_cycle import closing_note
+from ..workflow import routing
+from .routing_findings import closing_note, graph_findings
 
 CODE = "WF304"
 NAME = "no-start-block"
@@ -35,13 +34,13 @@ SEVERITY = "error"
 
 def check(wf):
     rule = sys.modules[__name__]
-    for finding, by_label, verdict in graph_findings(wf, graph.NO_ROOT):
+    for finding, by_label, verdict in graph_findings(wf, routing.NO_ROOT):
         yield wf.diag(
             rule,
-            f"no block can start {graph.scope_words(finding.loop)}: every block is the target of another "
-            f"block's next_block_label or branch; {graph.route_text(finding.labels)} loops back"
+            f"no block can start {routing.scope_words(finding.loop)}: every block is the target of another "
+            f"block's next_block_label or branch; {routing.route_text(finding.labels)} loops back"
             f"{closing_note(finding.edge)}; the service rejects it",
-            graph.edge_path(finding.edge, by_label),
+            routing.edge_path(finding.edge, by_label),
             help=f"the first block to run must not be a target: remove the reference to '{finding.labels[0]}' "
                  "here, or end the route with a block whose next_block_label is null",
             service=verdict,

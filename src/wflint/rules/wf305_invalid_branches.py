@@ -29,9 +29,9 @@ define criteria.".
 
 import sys
 
-from ..service_rules import branch_condition_error, conditional_branches_error
+from ..checks.service_checks import branch_condition_error, conditional_branches_error
 from .verdicts import model_verdict
-from ._lax import lax_bool
+from ..model.lax import lax_bool
 
 CODE = "WF305"
 NAME = "invalid-branches"

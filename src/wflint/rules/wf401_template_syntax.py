@@ -30,7 +30,7 @@ time ("Failed to format Jinja style parameter").
 import difflib
 import sys
 
-from .. import templates as tpl
+from ..checks import template_sites
 from .verdicts import service_verdict
 
 CODE = "WF401"
@@ -47,7 +47,7 @@ def check(wf):
     top = {id(b): i for i, b in enumerate(wf.blocks)}
     order = {id(b): i for i, b in enumerate(wf.all_blocks)}
     leaf_seq: dict[int, int] = {}
-    for site in tpl.sites(wf):
+    for site in template_sites.sites(wf):
         problem = site.analysis.error
         b = site.block
         if b is not None and site.field == "payload" and b.tag == "workflow_trigger":
@@ -58,24 +58,24 @@ def check(wf):
         what = "code" if site.kind == "code" else "template"
         where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
         jinja = problem.message.rstrip(".")
-        start = tpl.locate(wf, site, problem.offset)
+        start = template_sites.locate(wf, site, problem.offset)
         verdict = None
         if not problem.exact:
-            message = f"invalid Jinja in {tpl.describe_site(site)}: {jinja}; {_consequence(site)}"
+            message = f"invalid Jinja in {template_sites.describe_site(site)}: {jinja}; {_consequence(site)}"
         elif site.kind == "code":
             detail = f"Invalid Jinja2 in code block '{b.label}' on line {problem.lineno}: {problem.message}"
             verdict = service_verdict(422, detail, "G", 5, order[id(b)])
             message = (f"invalid Jinja in the code of code block '{b.label}'{where_line}: {jinja}; "
                        "the service refuses to save the workflow (422)")
         elif b is not None and b.tag == "workflow_trigger" and site.field == "payload" and id(b) in top:
-            path = tpl.dotted_path(site.path[len(b.path):])
+            path = template_sites.dotted_path(site.path[len(b.path):])
             detail = (f"Invalid Jinja2 in workflow_trigger block '{b.label}': {problem.message} "
                       f"(line {problem.lineno}) at {path}: {site.value!r}")
             verdict = service_verdict(422, detail, "G", 4, top[id(b)], leaf_seq[id(b)])
             message = (f"invalid Jinja in {path} of workflow_trigger block '{b.label}'{where_line}: "
                        f"{jinja}; the service refuses to save the workflow (422)")
         else:
-            message = f"invalid Jinja in {tpl.describe_site(site)}{where_line}: {jinja}; {_consequence(site)}"
+            message = f"invalid Jinja in {template_sites.describe_site(site)}{where_line}: {jinja}; {_consequence(site)}"
         yield wf.diag(rule, message, site.path, help=hint(problem.message), service=verdict, start=start, end=start)
 
 

@@ -29,7 +29,7 @@ that says "search for " instead of the product, or a URL without its host.
 import sys
 
 from .. import model
-from .. import templates as tpl
+from ..checks import template_sites
 from .wording import close_match
 
 CODE = "WF402"
@@ -41,20 +41,20 @@ _LOOP = frozenset(model.LOOP_VARIABLES)
 
 def check(wf):
     rule = sys.modules[__name__]
-    defined = tpl.defined_names(wf)
-    for site, read in tpl.reads(wf):
+    defined = template_sites.defined_names(wf)
+    for site, read in template_sites.reads(wf):
         name = read.name
         if name in defined or (site.loop_scope and name in _LOOP):
             continue
         if name in _LOOP:
-            message = (f"'{name}' is only defined inside a loop body, but {tpl.describe_site(site)} "
+            message = (f"'{name}' is only defined inside a loop body, but {template_sites.describe_site(site)} "
                        "is not inside a for_loop or while_loop; it renders as nothing")
             help = "move the block into the loop's loop_blocks, or read the value from a parameter"
         else:
-            message = (f"'{name}' in {tpl.describe_site(site)} is not defined: it is no parameter, "
+            message = (f"'{name}' in {template_sites.describe_site(site)} is not defined: it is no parameter, "
                        "block output, block label or runtime variable, so it renders as nothing at run time")
             help = _suggestion(wf, site, name)
-        start, end = tpl.span(wf, site, read.offset, read.offset + len(name))
+        start, end = template_sites.span(wf, site, read.offset, read.offset + len(name))
         yield wf.diag(rule, message, site.path, help=help, start=start, end=end)
 
 

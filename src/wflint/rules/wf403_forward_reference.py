@@ -29,8 +29,8 @@ nothing.
 import sys
 from collections import deque
 
-from .. import graph
-from .. import templates as tpl
+from ..workflow import routing
+from ..checks import template_sites
 
 CODE = "WF403"
 NAME = "forward-reference"
@@ -42,7 +42,7 @@ def check(wf):
     unique = {label: blocks[0] for label, blocks in wf.labels.items() if len(blocks) == 1}
     if not unique:
         return
-    for site, read in tpl.reads(wf):
+    for site, read in template_sites.reads(wf):
         b = site.block
         if b is None:
             continue  # workflow-level templates render for every block
@@ -54,8 +54,8 @@ def check(wf):
             continue
         if b.tag == "while_loop" and site.path[len(b.path):][:1] == ("condition",) and _inside(target, b):
             continue  # the condition is evaluated again after each pass over the body
-        start, end = tpl.span(wf, site, read.offset, read.offset + len(read.name))
-        message = (f"'{read.name}' in {tpl.describe_site(site)} reads {target.tag or 'block'} block "
+        start, end = template_sites.span(wf, site, read.offset, read.offset + len(read.name))
+        message = (f"'{read.name}' in {template_sites.describe_site(site)} reads {target.tag or 'block'} block "
                    f"'{target.label}', which has not run yet at that point ({_why(wf, b, target)}); "
                    "it renders as nothing")
         yield wf.diag(rule, message, site.path, help=_help(wf, b, target), start=start, end=end)
@@ -186,14 +186,14 @@ def _graph_preds(blocks, finally_label, under):
     if len(by_label) != len(blocks):
         return None
     scoped = [
-        graph.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
+        routing.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
                          tuple(br.get("next_block_label") if isinstance(br, dict) else None
                                for br in (b.data.get("branch_conditions") or [] if b.tag == "conditional" else [])))
         for b in blocks
     ]
-    routed = graph.strip_finally(scoped, finally_label)
+    routed = routing.strip_finally(scoped, finally_label)
     children: dict[str, set[str]] = {s.label: set() for s in routed}
-    edges = [(e.source, e.target) for e in graph.edges_of(routed)]
+    edges = [(e.source, e.target) for e in routing.edges_of(routed)]
     # a conditional runs before its merge point even when no branch chain reaches it
     edges += [(s.label, s.next) for s in routed if s.conditional and isinstance(s.next, str)]
     indegree = {label: 0 for label in children}

@@ -35,7 +35,7 @@ import re
 import sys
 from functools import lru_cache
 
-from .. import templates as tpl
+from ..checks import template_sites
 
 CODE = "WF404"
 NAME = "code-syntax"
@@ -46,7 +46,7 @@ _BRANCH_TAG = re.compile(r"\{%[-+]?\s*(?:else|elif)\b")
 
 def check(wf):
     rule = sys.modules[__name__]
-    for site in tpl.sites(wf):
+    for site in template_sites.sites(wf):
         if site.kind != "code":
             continue
         analysis = site.analysis
@@ -59,7 +59,7 @@ def check(wf):
         if problem is None:
             continue
         msg, line, offset = problem
-        start = tpl.locate(wf, site, offset)
+        start = template_sites.locate(wf, site, offset)
         label = site.block.label if site.block is not None else None
         yield wf.diag(
             rule,

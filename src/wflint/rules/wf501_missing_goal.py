@@ -29,7 +29,7 @@ order is the one named.
 import sys
 
 from .verdicts import e_order, service_verdict
-from ._lax import lax_bool
+from ..model.lax import lax_bool
 
 CODE = "WF501"
 NAME = "missing-goal"

@@ -35,10 +35,10 @@ order; a repeated key is skipped (WF206 reports it).
 import json
 import sys
 
-from ..yaml11 import yaml11_reading
+from ..checks.yaml11 import yaml11_reading
 
-from ..service_rules import coerce_default_value
-from .verdicts import service_verdict
+from ..checks.service_checks import coerce_default_value
+from .verdicts import d5_parameters, service_verdict
 
 CODE = "WF502"
 NAME = "invalid-default-value"
@@ -52,19 +52,6 @@ def _show(value):
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return repr(value)
-
-
-def d5_parameters(wf):
-    """The parameters stage D5 processes, in order: non-context ones, the first of each key."""
-    seen = set()
-    for p in wf.params:
-        if p.type == "context":
-            continue
-        if p.key is not None:
-            if p.key in seen:
-                continue
-            seen.add(p.key)
-        yield p
 
 
 def check(wf):

@@ -40,8 +40,7 @@ workflow_parameter_key: bw. Required value: bitwarden_collection_id or bitwarden
 
 import sys
 
-from .verdicts import service_verdict
-from .wf502_invalid_default_value import d5_parameters
+from .verdicts import d5_parameters, service_verdict
 
 CODE = "WF503"
 NAME = "incomplete-credential"

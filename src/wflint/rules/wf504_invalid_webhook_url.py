@@ -26,7 +26,7 @@ checks the URL only when it changed; wflint checks it always.)
 
 import sys
 
-from ..webhook import BAD_SCHEME, ELB, MALFORMED, internal_host, webhook_url_error
+from ..checks.webhook_url import BAD_SCHEME, ELB, MALFORMED, internal_host, webhook_url_error
 from .verdicts import service_verdict
 
 CODE = "WF504"

@@ -42,9 +42,9 @@ cannot be combined with the gmail transport".
 
 import sys
 
-from .. import service_rules as sr
+from ..checks import service_checks
 from .verdicts import model_verdict
-from ._lax import lax_bool
+from ..model.lax import lax_bool
 
 CODE = "WF505"
 NAME = "conflicting-options"
@@ -75,7 +75,7 @@ def _str(value):
 def _http_request(b):
     paths = b.data.get("secret_response_paths")
     if lax_bool(b.data.get("save_response_as_file", False)) and isinstance(paths, list):
-        error = sr.http_request_conflict_error(True, paths)
+        error = service_checks.http_request_conflict_error(True, paths)
         if error:
             yield (b.path + ("secret_response_paths",), f"\"{error}\" (a response saved as a file cannot have "
                    "secrets masked in it)", "drop save_response_as_file, or drop secret_response_paths")
@@ -87,7 +87,7 @@ def _send_email(b):
     if not isinstance(cc, list) or not isinstance(bcc, list):
         return
     port = d.get("custom_smtp_port")
-    error = sr.send_email_transport_error(
+    error = service_checks.send_email_transport_error(
         transport=_str(d.get("transport")),
         custom_smtp_host=_str(d.get("custom_smtp_host")),
         custom_smtp_port=port,
@@ -114,19 +114,19 @@ def _web_search(b):
     d = b.data
     for field in ("no_results_error_code", "no_match_error_code"):
         code = d.get(field)
-        if isinstance(code, str) and code and sr.outcome_error_code_error(code):
-            yield (b.path + (field,), f"{field} is blank: \"{sr.outcome_error_code_error(code)}\"",
+        if isinstance(code, str) and code and service_checks.outcome_error_code_error(code):
+            yield (b.path + (field,), f"{field} is blank: \"{service_checks.outcome_error_code_error(code)}\"",
                    "write an error code, or remove the key")
     no_match = d.get("no_match_error_code")
     prompt = d.get("prompt")
     if isinstance(no_match, str) and no_match.strip() and (prompt is None or isinstance(prompt, str)):
-        error = sr.web_search_no_match_error(no_match, prompt)
+        error = service_checks.web_search_no_match_error(no_match, prompt)
         if error:
             yield (b.path + ("no_match_error_code",), f"\"{error}\" (the code is raised when the prompt finds "
                    "no match, so there must be a prompt)", "add a prompt that filters the results, or remove no_match_error_code")
     schema = d.get("json_schema")
     if isinstance(schema, dict):
-        error = sr.web_search_json_schema_error(schema)
+        error = service_checks.web_search_json_schema_error(schema)
         if error:
             yield (b.path + ("json_schema",), f"\"{error}\"", "fix the schema (Draft 2020-12), e.g. {type: object, properties: {...}}")
 
@@ -135,7 +135,7 @@ def _terminate(b):
     code = b.data.get("error_code")
     if not isinstance(code, str):
         return
-    error = sr.terminate_error_code_error(sr.normalize_terminate_error_code(code))
+    error = service_checks.terminate_error_code_error(service_checks.normalize_terminate_error_code(code))
     if error:
         yield (b.path + ("error_code",), f"error_code {code!r}: \"{error}\"",
                "use a short code such as LOGIN_FAILED (letters, digits, _ . : -)")
@@ -170,6 +170,6 @@ def _retry_policy(policy):
             continue
         if status in seen:
             yield (("workflow_definition", "retry_policy", "retry_on", i, "status"),
-                   f"retry_on names status '{status}' twice: \"{sr.retry_on_duplicate_error([status, status])}\"",
+                   f"retry_on names status '{status}' twice: \"{service_checks.retry_on_duplicate_error([status, status])}\"",
                    "merge the two rules: list all their error_codes in one")
         seen.add(status)

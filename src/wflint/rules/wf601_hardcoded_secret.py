@@ -46,7 +46,7 @@ definition and out of run logs.
 import re
 import sys
 
-from .. import templates as tpl
+from ..checks import template_sites
 
 CODE = "WF601"
 NAME = "hardcoded-secret"
@@ -159,13 +159,13 @@ def _shapes(wf, rule, reported):
         elif isinstance(value, list):
             stack.extend((path + (i,), v) for i, v in reversed(list(enumerate(value))))
         elif isinstance(value, str) and path not in reported and _PREFILTER.search(value):
-            tags = tpl.analyze(value).tags if tpl.has_jinja(value) else ()
+            tags = template_sites.analyze(value).tags if template_sites.has_jinja(value) else ()
             for what, pattern in _SHAPES:
                 for m in pattern.finditer(value):
                     if _inside(tags, m.start()) or not _credential_like(m.group(0), what):
                         continue
-                    start = tpl.locate_in(wf, path, value, m.start())
-                    end = tpl.locate_in(wf, path, value, m.end())
+                    start = template_sites.locate_in(wf, path, value, m.start())
+                    end = template_sites.locate_in(wf, path, value, m.end())
                     yield wf.diag(rule, f"{what} is written into the workflow", path,
                                   help="store it as a secret parameter and reference it with {{ key }}",
                                   start=start, end=end)

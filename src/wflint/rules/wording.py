@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..view import Block, Path, Workflow
+from ..workflow.view import Block, Path, Workflow
 
 
 def block_at(wf: Workflow, path: Path) -> Block | None:

@@ -1,7 +1,7 @@
 """``GET /openapi.json``: the served operations, described from the generated schemas.
 
 Request bodies come from the pydantic models the server validates with (themselves generated
-from the declarative model); replies from wflint's response schemas (``wflint.schema``).
+from the declarative model); replies from wflint's response schemas (``wflint.model.schema``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _components() -> tuple[dict[str, Any], dict[str, str]]:
     refs, defs = models_json_schema([(envelope, "validation"), (script, "validation")], ref_template=REF)
     schemas = dict(defs.get("$defs", {}))
     try:
-        from ..schema import response_defs
+        from ..model.schema import response_defs
 
         text = json.dumps(response_defs()).replace("#/$defs/", "#/components/schemas/")
         schemas.update(json.loads(text))

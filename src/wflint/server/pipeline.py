@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..diagnostics import ServiceVerdict
-from ..sanitize import sanitize
-from ..service_rules import normalize_credential_ids
+from ..workflow.sanitizer import sanitize
+from ..checks.service_checks import normalize_credential_ids
 from . import engine_bridge, models
 from .errors import Reply, detail, missing_body, shape_l, shape_s
 from .state import ServerState

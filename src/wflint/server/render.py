@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import model as M
-from .. import service_rules as rules
+from ..checks import service_checks
 
 #: the service replaces a blank login goal with its built-in prompt; its exact text is not
 #: published, so the mock stores this one (see DIFFERENCES.md)
@@ -76,10 +76,10 @@ def _declared_parameter(p: dict[str, Any], ctx: RenderContext) -> dict[str, Any]
     spec = M.PARAMETER_TYPES[kind]
     own = {f.name: p.get(f.name) for f in spec.fields if f.name not in ("key", "description")}
     if kind == "workflow":
-        own["default_value"], _ = rules.coerce_default_value(own["workflow_parameter_type"], own["default_value"])
+        own["default_value"], _ = service_checks.coerce_default_value(own["workflow_parameter_type"], own["default_value"])
     if kind == "credential":
         own["credential_id"], own["credential_ids"], own["fallback_credential_ids"] = (
-            rules.normalize_credential_ids(own["credential_id"], own["credential_ids"],
+            service_checks.normalize_credential_ids(own["credential_id"], own["credential_ids"],
                                            own["fallback_credential_ids"]))
     return {
         "parameter_type": kind, "key": p["key"], "description": p.get("description"),

@@ -1,7 +1,7 @@
 """The pydantic validators that attach the service's custom model rules to generated models.
 
 Each validator is a thin adapter: it reads the values pydantic has parsed, calls the rule in
-``wflint.service_rules`` and raises ``ValueError(message)``, which pydantic reports as a
+``wflint.checks.service_checks`` and raises ``ValueError(message)``, which pydantic reports as a
 ``value_error`` with the "Value error, " prefix, exactly like the service. Where a rule sits
 decides where the error is located: field validators at the field, model validators at the
 object (for blocks: ``[..., "blocks", i, "<tag>"]``).
@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import field_validator, model_validator
 
-from .. import service_rules as rules
+from ..checks import service_checks
 from .scripts import decode_script_path
 
 
@@ -29,12 +29,12 @@ def _raise(message: str | None) -> None:
 
 
 def _check_label(cls: Any, v: str) -> str:
-    _raise(rules.block_label_error(v))
+    _raise(service_checks.block_label_error(v))
     return v
 
 
 def _check_key(cls: Any, v: str) -> str:
-    _raise(rules.parameter_key_error(v))
+    _raise(service_checks.parameter_key_error(v))
     return v
 
 
@@ -51,22 +51,22 @@ def key_validators() -> dict[str, Any]:
 
 
 def _conditional(self: Any) -> Any:
-    _raise(rules.conditional_branches_error([b.is_default for b in self.branch_conditions]))
+    _raise(service_checks.conditional_branches_error([b.is_default for b in self.branch_conditions]))
     return self
 
 
 def _code_raw(cls: Any, data: Any) -> Any:
     # the service looks at the raw input keys before anything else is validated
     if isinstance(data, dict):
-        _raise(rules.code_block_key_error(data.keys()))
+        _raise(service_checks.code_block_key_error(data.keys()))
         mapping = data.get("error_code_mapping")
         if mapping is not None:
-            _raise(rules.code_error_code_mapping_error(mapping))
+            _raise(service_checks.code_error_code_mapping_error(mapping))
     return data
 
 
 def _send_email(self: Any) -> Any:
-    _raise(rules.send_email_transport_error(
+    _raise(service_checks.send_email_transport_error(
         transport=_value(self.transport),
         custom_smtp_host=self.custom_smtp_host,
         custom_smtp_port=self.custom_smtp_port,
@@ -82,30 +82,30 @@ def _send_email(self: Any) -> Any:
 def _terminate_code(cls: Any, v: str | None) -> str | None:
     if v is None:
         return None
-    v = rules.normalize_terminate_error_code(v)
-    _raise(rules.terminate_error_code_error(v))
+    v = service_checks.normalize_terminate_error_code(v)
+    _raise(service_checks.terminate_error_code_error(v))
     return v
 
 
 def _outcome_code(cls: Any, v: Any) -> Any:
     if isinstance(v, str):
         v = v.strip()
-        _raise(rules.outcome_error_code_error(v))
+        _raise(service_checks.outcome_error_code_error(v))
     return v
 
 
 def _web_search_schema(cls: Any, v: Any) -> Any:
-    _raise(rules.web_search_json_schema_error(v))
+    _raise(service_checks.web_search_json_schema_error(v))
     return v
 
 
 def _web_search(self: Any) -> Any:
-    _raise(rules.web_search_no_match_error(self.no_match_error_code, self.prompt))
+    _raise(service_checks.web_search_no_match_error(self.no_match_error_code, self.prompt))
     return self
 
 
 def _http_request(self: Any) -> Any:
-    _raise(rules.http_request_conflict_error(self.save_response_as_file, self.secret_response_paths))
+    _raise(service_checks.http_request_conflict_error(self.save_response_as_file, self.secret_response_paths))
     return self
 
 
@@ -113,22 +113,22 @@ def _http_request(self: Any) -> Any:
 
 
 def _branch(self: Any) -> Any:
-    _raise(rules.branch_condition_error(self.criteria is not None, bool(self.is_default)))
+    _raise(service_checks.branch_condition_error(self.criteria is not None, bool(self.is_default)))
     return self
 
 
 def _retry_on(cls: Any, v: list[Any]) -> list[Any]:
-    _raise(rules.retry_on_duplicate_error([_value(r.status) for r in v]))
+    _raise(service_checks.retry_on_duplicate_error([_value(r.status) for r in v]))
     return v
 
 
 def _error_codes(cls: Any, v: list[str] | None) -> list[str] | None:
-    return rules.normalize_error_codes(v)
+    return service_checks.normalize_error_codes(v)
 
 
 def _timezone(cls: Any, v: str | None) -> str | None:
     if v is not None:
-        _raise(rules.timezone_error(v))
+        _raise(service_checks.timezone_error(v))
     return v
 
 
@@ -136,7 +136,7 @@ def _geo_target(self: Any) -> Any:
     # normalised as the service stores it; an unsupported country fails the GeoTarget branch,
     # and the proxy_location union then keeps the object as a plain dict (stored as null)
     country = self.country.upper()
-    _raise(rules.geo_target_country_error(country))
+    _raise(service_checks.geo_target_country_error(country))
     self.country = country
     if self.subdivision and self.subdivision.upper().startswith(country + "-"):
         self.subdivision = self.subdivision[len(country) + 1:]
@@ -148,19 +148,19 @@ def _geo_target(self: Any) -> Any:
 
 def _browser_type(cls: Any, v: str | None) -> str | None:
     if v is not None:
-        _raise(rules.browser_type_error(v))
+        _raise(service_checks.browser_type_error(v))
     return v
 
 
 def _max_elapsed_raw(cls: Any, v: Any) -> Any:
-    _raise(rules.max_elapsed_time_minutes_bool_error(v))
+    _raise(service_checks.max_elapsed_time_minutes_bool_error(v))
     return v
 
 
 def _definition(self: Any) -> Any:
     labels = [b.label for b in self.blocks]
     kinds = [(_value(b.block_type), b.next_block_label) for b in self.blocks]
-    version, err = rules.definition_error(labels, self.finally_block_label, self.version, kinds)
+    version, err = service_checks.definition_error(labels, self.finally_block_label, self.version, kinds)
     _raise(err)
     self.version = version
     return self

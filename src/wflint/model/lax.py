@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..schema import BOOL_STRINGS, INT_STRING
+from .schema import BOOL_STRINGS, INT_STRING
 
 _TRUE = frozenset(BOOL_STRINGS[6:])
 _FALSE = frozenset(BOOL_STRINGS[:6])

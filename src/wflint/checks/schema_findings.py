@@ -1,6 +1,6 @@
 """JSON Schema validation of a request, with errors mapped to rule codes and nodes.
 
-The schemas are the generated ones (``schema.py``), so a file that validates here validates in
+The schemas are the generated ones (``model.schema``), so a file that validates here validates in
 an editor too. Each jsonschema error becomes a ``Finding`` (code, path, message, suggestion);
 the WF101-WF105 rule modules yield their share of the findings, computed once per request.
 """
@@ -13,8 +13,8 @@ from typing import Any, Iterable
 
 from jsonschema.exceptions import ValidationError
 
-from . import schema
-from .model.validators import validator
+from ..model import schema
+from ..model.validators import validator
 
 Path = tuple[Any, ...]
 

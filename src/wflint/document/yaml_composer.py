@@ -11,7 +11,7 @@ off (``2024-01-01`` stays a string) and safe tags only. What PyYAML's constructo
 (unknown tags, bad merge keys, unhashable keys, malformed ``!!omap``/``!!pairs``) becomes a WF001
 diagnostic with the service's verdict while the tree stays usable; what makes the document
 unreadable is raised as ``_Problem``. Which parser runs, and how a fatal problem is reported, is
-``yaml_tree``'s part.
+``yaml_parser``'s part.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from ..diagnostics import Diagnostic
-from ..nodes import Node, Pos
-from .common import MAX_ALIAS_NODES, MAX_DEPTH, _diag, _key_repeated, _SpanOf
-from .yaml_problems import _no_constructor, _node_id, _pairs_context, _Problem, _verdict
+from .nodes import Node
+from ..diagnostics import Pos
+from .parse_result import MAX_ALIAS_NODES, MAX_DEPTH, _diag, _key_repeated, _SpanOf
+from .yaml_errors import _no_constructor, _node_id, _pairs_context, _Problem, _verdict
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _NULL, _BOOL, _INT, _FLOAT = (_TAG + t for t in ("str", "null", "bool", "int", "float"))
@@ -80,7 +81,7 @@ class _Frame:
 class _YamlComposer:
     """Builds the node tree from parser events (see the module docstring for why).
 
-    ``yaml_tree._YamlReader`` extends it with the driver: which parser, and fatal problems.
+    ``yaml_parser._YamlReader`` extends it with the driver: which parser, and fatal problems.
     """
 
     def __init__(self, text: str, pos_of: Callable[[int], Pos], path: str, span_of: _SpanOf | None = None):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from . import model
+from .. import model
 
 
 def rules_markdown() -> str:
-    from .rules import registry
+    from ..rules import registry
 
     out = [
         "# wflint rules",

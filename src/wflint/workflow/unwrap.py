@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import view
-from .diagnostics import Diagnostic, ServiceVerdict, make
-from .nodes import Node
-from .parse import parse_embedded
-from .sanitize import sanitize
-from .source import SourceFile
+from ..diagnostics import Diagnostic, ServiceVerdict, make
+from ..document.nodes import Node
+from ..document.parse import parse_embedded
+from .sanitizer import sanitize
+from ..document.source import SourceFile
 
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
 

@@ -2,7 +2,7 @@
 
 ``wflint schema`` writes them to ``schemas/``; ``wflint schema --check`` fails when the
 committed files differ from what this module produces. The linter validates against the very
-same documents (``validate.py``), so the schemas editors see and the checks users get cannot
+same documents (``checks.schema_findings``), so the schemas editors see and the checks users get cannot
 drift apart.
 
 Design choices, each mirroring how the service reads input (reference §1, §5.8):
@@ -22,9 +22,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import model
-from .model import types as t
-from .model.responses import RESPONSE_OBJECTS
+from .. import model
+from . import types as t
+from .responses import RESPONSE_OBJECTS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://wflint.dev/schemas/"

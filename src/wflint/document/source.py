@@ -13,8 +13,8 @@ import re
 from bisect import bisect_right
 from typing import Callable
 
-from .diagnostics import Diagnostic, make
-from .nodes import Pos
+from ..diagnostics import Diagnostic, make
+from ..diagnostics import Pos
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -120,7 +120,7 @@ class EmbeddedSource(SourceFile):
     It behaves as the *outer* file: ``text``, ``pos()``, ``line_text()`` and every node offset
     are the outer file's, so rules and output never know the difference. ``inner_text`` is the
     string value, and ``inner_to_outer[i]`` the outer offset of its character ``i`` (with one
-    extra entry for the end), as ``strmap.value_offsets`` computes it.
+    extra entry for the end), as ``string_offsets.value_offsets`` computes it.
     """
 
     __slots__ = ("outer", "inner_text", "inner_to_outer")

@@ -2,7 +2,7 @@
 
 The service reads YAML 1.1 with the timestamp rule switched off (``2024-01-01`` stays a string),
 safe tags only, exactly one document (reference §1, §6.3 B2, §8.1). libyaml's C parser produces
-the events and ``yaml_compose`` turns them into ``Node``s; this module drives it and reports the
+the events and ``yaml_composer`` turns them into ``Node``s; this module drives it and reports the
 problems that make a document unreadable (WF001).
 
 Where libyaml and the service's pure-Python parser disagree, the service wins: its error text is
@@ -20,11 +20,12 @@ from typing import Callable
 import yaml
 from yaml import events as ev
 
-from ..nodes import Node, Pos
-from ..source import SourceFile
-from .common import MAX_DEPTH, ParseResult, _check_root, _diag, _SpanOf
-from .yaml_compose import _YamlComposer
-from .yaml_problems import _Mark, _Problem, _verdict
+from .nodes import Node
+from ..diagnostics import Pos
+from .source import SourceFile
+from .parse_result import MAX_DEPTH, ParseResult, _check_root, _diag, _SpanOf
+from .yaml_composer import _YamlComposer
+from .yaml_errors import _Mark, _Problem, _verdict
 
 try:  # libyaml; the pure-Python parser is the fallback and the arbiter of exact messages
     from yaml.cyaml import CParser as _CParser

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
-from . import model
-from .diagnostics import Diagnostic, ServiceVerdict, make
-from .nodes import Node, Pos
-from .model.validators import accepts_as
-from .rules._lax import lax_int
-from .sanitize import Sanitized
+from .. import model
+from ..diagnostics import Diagnostic, ServiceVerdict, make
+from ..document.nodes import Node
+from ..diagnostics import Pos
+from ..model.validators import accepts_as
+from ..model.lax import lax_int
+from .sanitizer import Sanitized
 
 Path = tuple[Any, ...]
 
@@ -283,7 +284,7 @@ def modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     """Every object of the request whose declaration is known, as (path, data, ObjectModel):
     the request, the definition, each parameter and block (by its type), and the nested
     objects they reach through ``Ref`` fields (branches, criteria, retry rules ...)."""
-    from .model import types as t
+    from ..model import types as t
 
     out: list[tuple[Path, dict[str, Any], Any]] = []
 

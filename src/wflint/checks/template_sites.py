@@ -5,8 +5,8 @@ object, the "values" of a string map); ``sites(wf)`` walks them over every model
 request, ``workflow_system_prompt`` and branch criteria included. A ``code`` block's ``code`` is
 a template too, after the service's masking of Jinja inside Python ``#`` comments.
 
-``analyze(text)`` (``template_parse``) parses a string as the service does and says what it
-reads; ``locate`` turns an offset in a string into a file position (``strmap.value_offsets``).
+``analyze(text)`` (``template_analysis``) parses a string as the service does and says what it
+reads; ``locate`` turns an offset in a string into a file position (``string_offsets.value_offsets``).
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import model
-from .nodes import Pos
-from .template_parse import (  # noqa: F401 - the public API of templates
-    ENV, JINJA_GLOBALS, NO_JINJA, Analysis, Read, SyntaxProblem, analyze, has_jinja, mask_python_comments,
-)
-from .view import Block, Path, Workflow, modeled_objects
+from .. import model
+from ..diagnostics import Pos
+from .template_analysis import ENV, JINJA_GLOBALS, NO_JINJA, Analysis, Read, SyntaxProblem, analyze, has_jinja, mask_python_comments
+from ..workflow.view import Block, Path, Workflow, modeled_objects
 
 
 # --------------------------------------------------------------------------- where templates are
@@ -165,7 +163,7 @@ def locate_in(wf: Workflow, path: Path, value: str, offset: int) -> Pos:
     key = ("value_offsets", id(node))
     table = wf.cache.get(key)
     if table is None:
-        from .strmap import value_offsets
+        from ..document.string_offsets import value_offsets
 
         table = value_offsets(wf.source, node)
         wf.cache[key] = table

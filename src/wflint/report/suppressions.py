@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .diagnostics import Diagnostic, make
-from .nodes import Pos
-from .source import SourceFile
+from ..diagnostics import Diagnostic, make
+from ..diagnostics import Pos
+from ..document.source import SourceFile
 
 _COMMENT = re.compile(r"(?:^|\s)#\s*wflint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]+)")
 
@@ -52,7 +52,7 @@ def find(source: SourceFile) -> list[Suppression]:
 
 def apply(source: SourceFile, diags: list[Diagnostic], unused_rule) -> list[Diagnostic]:
     """Drop suppressed diagnostics; add WF900 for suppressions that matched nothing."""
-    from .rules import lookup, matches
+    from ..rules import lookup, matches
 
     sups = find(source)
     if not sups:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from ..diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -13,7 +13,7 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | None = None) -> str:
     """``rules`` maps a code to its rule (``name``, ``summary``, ``doc``, ``severity``); the
     caller passes the registry, so formats never import the rule layer."""
-    from .. import __version__
+    from ... import __version__
 
     used = sorted({d.code for d in diags})
     rules = rules or {}

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .nodes import Node, Pos
+from .nodes import Node
+from ..diagnostics import Pos
 
 _ORIGIN = Pos(1, 1, 0)
 

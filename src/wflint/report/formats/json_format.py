@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from ..diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 
 
 def as_dict(d: Diagnostic) -> dict:

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..diagnostics import Diagnostic, make
-from ..nodes import Node, Pos
-from ..source import SourceFile
+from .nodes import Node
+from ..diagnostics import Pos
+from .source import SourceFile
 
 #: a function giving the positions of a start and an end offset at once
 _SpanOf = Callable[[int, int], "tuple[Pos, Pos]"]

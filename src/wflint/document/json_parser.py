@@ -13,9 +13,10 @@ from json.decoder import scanstring
 from typing import Callable
 
 from ..diagnostics import Diagnostic
-from ..nodes import Node, Pos
-from ..source import SourceFile
-from .common import MAX_DEPTH, ParseResult, _check_root, _diag, _key_repeated
+from .nodes import Node
+from ..diagnostics import Pos
+from .source import SourceFile
+from .parse_result import MAX_DEPTH, ParseResult, _check_root, _diag, _key_repeated
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 
 
 def line(d: Diagnostic) -> str:

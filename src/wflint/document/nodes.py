@@ -1,6 +1,6 @@
 """Positioned nodes: the one tree every later stage reads.
 
-The parser (``wflint.parse``) turns YAML or JSON text into these nodes. Every node keeps the span
+The parser (``wflint.document.parse``) turns YAML or JSON text into these nodes. Every node keeps the span
 of source text it came from, so a rule never searches the text for a line number: it points at
 a node. ``to_data()`` gives the plain Python value (last duplicate key wins, as in the service).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .diagnostics import Pos
+from ..diagnostics import Pos
 
 
 @dataclass(slots=True, eq=False)

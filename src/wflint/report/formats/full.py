@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 
 
 def _underline(d: Diagnostic, text: str) -> str:

@@ -7,14 +7,14 @@ file. Both return a ``ParseResult``: the ``Node`` tree and the diagnostics met o
 
 The parts:
 
-* ``yaml_tree`` — the YAML path: read as the service reads it (YAML 1.1, no timestamps, safe
+* ``yaml_parser`` — the YAML path: read as the service reads it (YAML 1.1, no timestamps, safe
   tags, one document), with libyaml for speed and PyYAML's pure-Python parser as the arbiter
   of the exact error messages;
-* ``yaml_compose`` — libyaml's events composed into ``Node``s in one pass, with the limits
+* ``yaml_composer`` — libyaml's events composed into ``Node``s in one pass, with the limits
   hostile input needs (``MAX_DEPTH``, ``MAX_ALIAS_NODES``) and the constructor's checks;
-* ``yaml_problems`` — PyYAML-style problems and the service's verdict on them;
-* ``json_tree`` — the JSON path: a small iterative parser with ``json.loads``'s messages;
-* ``common`` — ``ParseResult``, the limits, and the diagnostics both paths share.
+* ``yaml_errors`` — PyYAML-style problems and the service's verdict on them;
+* ``json_parser`` — the JSON path: a small iterative parser with ``json.loads``'s messages;
+* ``parse_result`` — ``ParseResult``, the limits, and the diagnostics both paths share.
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ import gc
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..nodes import Node, Pos
-from ..source import EmbeddedSource, SourceFile
-from ..strmap import value_offsets
-from .common import MAX_ALIAS_NODES, MAX_DEPTH, ParseResult, _diag
-from .json_tree import _WS, _parse_json
-from .yaml_tree import _parse_yaml
+from .nodes import Node
+from ..diagnostics import Pos
+from .source import EmbeddedSource, SourceFile
+from .string_offsets import value_offsets
+from .parse_result import MAX_ALIAS_NODES, MAX_DEPTH, ParseResult, _diag
+from .json_parser import _WS, _parse_json
+from .yaml_parser import _parse_yaml
 
 __all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "ParseResult", "parse", "parse_embedded"]
 
@@ -56,7 +57,7 @@ def parse_embedded(outer: SourceFile, node: Node) -> ParseResult:
     """Parse the string value of ``node`` (a ``yaml_definition``) as YAML.
 
     Every position in the result, nodes and diagnostics alike, is a position in ``outer``:
-    inner offsets are mapped through ``strmap.value_offsets``, so escapes of a JSON string and
+    inner offsets are mapped through ``string_offsets.value_offsets``, so escapes of a JSON string and
     the indentation of a YAML block scalar are accounted for.
     """
     if not node.is_str():
