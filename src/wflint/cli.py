@@ -181,5 +181,16 @@ def _register_serve() -> None:
         main.add_command(serve)
 
 
+@main.command()
+def lsp() -> None:
+    """Run the language server over stdio (needs: pip install 'wflint[lsp]')."""
+    try:
+        from .lsp.server import run  # imported here: the other commands do not pay for pygls
+    except ImportError as exc:
+        click.echo(f"wflint: the language server needs extra packages ({exc}); install them with: pip install 'wflint[lsp]'", err=True)
+        sys.exit(EXIT_USAGE)
+    run()
+
+
 _register_fix()
 _register_serve()
