@@ -38,10 +38,12 @@ Splice = tuple[int, int, str]
 
 @dataclass
 class EditorFix:
-    """One fix: ``code`` is the rule it answers, ``anchor`` the (start, end) offsets of the
-    scalar a diagnostic of that rule points at, ``title`` what the fix does in a few words."""
+    """One fix: ``codes`` are the rules whose diagnostic it answers (quoting a YAML 1.1 trap
+    answers WF004, or WF102 where a string field receives a boolean or number), ``anchor`` the
+    (start, end) offsets of the scalar such a diagnostic points at, ``title`` what the fix does
+    in a few words."""
 
-    code: str
+    codes: tuple[str, ...]
     title: str
     anchor: tuple[int, int]
     splices: list[Splice] = field(default_factory=list)
@@ -108,7 +110,7 @@ def _quoting_fixes(text: str, path: str) -> list[EditorFix]:
             except (FixError, FixInternalError):
                 continue
             if splices:
-                out.append(EditorFix("WF004", f"Quote `{node.raw}` so the service receives the text", anchor, splices))
+                out.append(EditorFix(("WF004", "WF102"), f"Quote `{node.raw}` so the service receives the text", anchor, splices))
     return out
 
 
@@ -141,7 +143,7 @@ def _rename_fixes(text: str, path: str) -> list[EditorFix]:
                 if splices:
                     what = "block label" if kind == "label" else "parameter key"
                     title = f"Rename {what} '{old}' to '{new}', with every reference"
-                    out.append(EditorFix("WF106", title, (node.start.offset, node.end.offset), splices))
+                    out.append(EditorFix(("WF106",), title, (node.start.offset, node.end.offset), splices))
     return out
 
 

@@ -46,7 +46,7 @@ def code_actions(doc: Document, config: Config, params: lsp.CodeActionParams) ->
         for d in ours:
             start, end = doc.lines.offset(d.range.start), doc.lines.offset(d.range.end)
             for f in available:
-                if f.code == d.code and _overlaps(f, start, end):
+                if d.code in f.codes and _overlaps(f, start, end):
                     out.append(_quick_fix(doc, f, d))
         if doc.fmt == "yaml":
             for d in ours:

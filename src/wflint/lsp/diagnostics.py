@@ -11,6 +11,7 @@ mapping keys, and the edges of a routing cycle.
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 from typing import Callable
 
@@ -39,9 +40,23 @@ def docs_base() -> str:
     return _LOCAL_DOCS.as_uri() if _LOCAL_DOCS.is_file() else PUBLIC_DOCS
 
 
+def excluded(path: str, config: Config) -> bool:
+    """Whether the config's ``exclude`` patterns skip the file, as ``wflint check`` run in the
+    config file's directory would."""
+    if not config.exclude or not config.source:
+        return False
+    try:
+        rel = Path(path).resolve().relative_to(Path(config.source).resolve().parent).as_posix()
+    except ValueError:
+        return False
+    name = Path(path).name
+    return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) for pat in config.exclude)
+
+
 def findings(doc: Document, config: Config) -> list[Diagnostic]:
-    """``wflint check``'s findings for the document (none for a file that is not a workflow)."""
-    if not looks_like_workflow(doc.text):
+    """``wflint check``'s findings for the document (none for a file that is not a workflow,
+    or one the configuration excludes)."""
+    if not looks_like_workflow(doc.text) or excluded(doc.path, config):
         return []
     if doc.too_large:
         from ..diagnostics import Pos, make

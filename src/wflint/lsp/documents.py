@@ -253,7 +253,7 @@ def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
     if node.kind != "scalar" or not node.is_str():
         return None
     span = (node.start.offset, node.end.offset)
-    inner = _quoted_span(node)
+    inner = quoted_span(node)
     if not is_key:
         field_ = next((p for p in reversed(path) if isinstance(p, str)), None)
         if field_ == "label" and block_at(wf, path) is not None and block_at(wf, path).path + ("label",) == path:
@@ -288,7 +288,7 @@ def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
     return None
 
 
-def _quoted_span(node: Node) -> tuple[int, int]:
+def quoted_span(node: Node) -> tuple[int, int]:
     """A scalar's span without its quotes."""
     a, b = node.start.offset, node.end.offset
     if node.style in ('"', "'", "json") and b - a >= 2:

@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 
 from ..fix import FixError, FixInternalError
 from ..fix.targeted import RenameError, reference_spans, rename_splices
-from .documents import Document, name_at, names
+from .documents import Document, quoted_span, name_at, names
 
 
 def definition(doc: Document, offset: int) -> list[lsp.Location]:
@@ -24,7 +24,7 @@ def definition(doc: Document, offset: int) -> list[lsp.Location]:
     wf, name = found
     table = names(wf)
     entries = table.labels.get(name.name, []) if name.kind == "label" else table.keys.get(name.name, [])
-    return [lsp.Location(uri=doc.uri, range=doc.lines.range(n.start.offset, n.end.offset)) for _, n in entries]
+    return [lsp.Location(uri=doc.uri, range=doc.lines.range(*quoted_span(n))) for _, n in entries]
 
 
 def references(doc: Document, offset: int, include_declaration: bool = True) -> list[lsp.Location]:

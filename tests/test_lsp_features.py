@@ -1,0 +1,147 @@
+"""The language server's features as plain functions (no server process): the cases the
+end-to-end tests do not reach cheaply: position encodings, JSON files, update bodies, the
+quick fixes against `wflint fix`, suppressions that would change the data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+from lsprotocol import types as lsp  # noqa: E402
+
+from wflint.api import check_text  # noqa: E402
+from wflint.config import Config  # noqa: E402
+from wflint.document.source import SourceFile  # noqa: E402
+from wflint.fix import fix_text  # noqa: E402
+from wflint.fix.targeted import fixes, reference_spans  # noqa: E402
+from wflint.lsp import actions, navigation, symbols  # noqa: E402
+from wflint.lsp.completion import complete  # noqa: E402
+from wflint.lsp.diagnostics import excluded, findings, to_lsp  # noqa: E402
+from wflint.lsp.documents import Document  # noqa: E402
+from wflint.lsp.hover import hover  # noqa: E402
+from wflint.lsp.positions import LineIndex  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIX_INPUTS = sorted(p for p in (FIXTURES / "fix").iterdir() if ".fixed." not in p.name)
+
+
+def doc_of(path: Path, text: str | None = None) -> Document:
+    return Document(path.as_uri(), str(path), path.read_text() if text is None else text)
+
+
+def splice(text: str, splices) -> str:
+    for a, b, new in sorted(splices, reverse=True):
+        text = text[:a] + new + text[b:]
+    return text
+
+
+@pytest.mark.parametrize("encoding, expected", [("utf-16", 9), ("utf-8", 12), ("utf-32", 8)])
+def test_positions_count_columns_in_the_negotiated_encoding(encoding, expected):
+    text = "a: x\r\nb: 'é😀'c\n"
+    lines = LineIndex(text, encoding)
+    end = text.index("c") + 1
+    assert lines.position(end) == lsp.Position(line=1, character=expected)
+    assert lines.offset(lines.position(end)) == end
+    assert lines.offset(lsp.Position(line=0, character=99)) == text.index("\r")  # clamped to the line
+
+
+def test_diagnostic_ranges_use_utf16_columns_after_non_ascii_text():
+    text = '{title: "Zürich 😀", workflow_definition: {parameters: [], blocks: [{block_type: wait, label: w, wait_sec: 1, bogus: 1}]}}\n'
+    doc = Document("file:///w.yaml", "w.yaml", text)
+    (d,) = to_lsp(doc, findings(doc, Config()))
+    assert d.code == "WF104"
+    assert d.range.start.line == 0
+    line = text.split("\n")[0]
+    assert line.encode("utf-16-le")[2 * d.range.start.character:].decode("utf-16-le").startswith("bogus")
+
+
+@pytest.mark.parametrize("path", FIX_INPUTS, ids=lambda p: p.name)
+def test_the_quick_fixes_together_are_wflint_fix(path: Path):
+    """Every fix is offered on a diagnostic it answers, and applying all of them (each computed
+    on the original text) gives exactly what `wflint fix` writes."""
+    text = path.read_text()
+    source = SourceFile(text, str(path))
+    diags = check_text(text, str(path))
+    offered = fixes(text, str(path))
+    for f in offered:
+        a, b = f.anchor
+        assert any(d.code in f.codes and a <= source.offset(d.line, d.column) <= b for d in diags), f.title
+    assert splice(text, {s for f in offered for s in f.splices}) == fix_text(text, str(path)).text
+
+
+def test_suppression_joins_an_existing_comment_and_is_never_offered_inside_a_block_scalar():
+    text = ("title: t\nworkflow_definition:\n  parameters:\n"
+            "    - {parameter_type: workflow, key: unused, workflow_parameter_type: string}  # wflint: disable=WF104\n"
+            "  blocks:\n    - block_type: navigation\n      label: go\n      url: https://example.com\n"
+            "      navigation_goal: |\n        Open {{ nowhere }} now\n")
+    doc = Document("file:///s.yaml", "s.yaml", text)
+    diags = to_lsp(doc, findings(doc, Config()))
+    by_code = {d.code: d for d in diags}
+    assert {"WF213", "WF402", "WF900"} <= set(by_code)
+    params = lsp.CodeActionParams(text_document=lsp.TextDocumentIdentifier(uri=doc.uri), range=by_code["WF213"].range,
+                                  context=lsp.CodeActionContext(diagnostics=[by_code["WF213"]]))
+    (action,) = [a for a in actions.code_actions(doc, Config(), params) if a.title.startswith("Suppress")]
+    (edit,) = action.edit.changes[doc.uri]
+    assert edit.new_text == "WF104,WF213"
+    # the template lives in a block scalar: a comment there would be text, so none is offered
+    params = lsp.CodeActionParams(text_document=lsp.TextDocumentIdentifier(uri=doc.uri), range=by_code["WF402"].range,
+                                  context=lsp.CodeActionContext(diagnostics=[by_code["WF402"]]))
+    assert not [a for a in actions.code_actions(doc, Config(), params) if a.title.startswith("Suppress")]
+
+
+def test_json_files_complete_navigate_and_hover():
+    path = FIXTURES / "valid" / "competitor_price_watch.json"
+    doc = doc_of(path)
+    text = doc.text
+    at = text.index('"next_block_label": "') + len('"next_block_label": "')
+    labels = [i.label for i in complete(doc, at).items]
+    assert "extract_prices" in labels and "fetch_product_page" not in labels
+    use = text.index("{{ product_url") + 4
+    (definition,) = navigation.definition(doc, use)
+    assert text[doc.lines.offset(definition.range.start):doc.lines.offset(definition.range.end)] == "product_url"
+    assert len(navigation.references(doc, use)) == len(reference_spans(text, str(path), "product_url", "key"))
+    assert "**persist_browser_session**" in hover(doc, text.index('"persist_browser_session"') + 2, []).contents.value
+
+
+def test_update_body_names_are_found_and_renamed_inside_yaml_definition():
+    path = FIXTURES / "valid" / "supplier_screening_update_body.yaml"
+    doc = doc_of(path)
+    use = doc.text.index("research_supplier_output") + 3
+    (definition,) = navigation.definition(doc, use)
+    assert definition.range.start.line == doc.text[: doc.text.index("label: research_supplier")].count("\n")
+    edit = navigation.rename(doc, use, "research")
+    new = splice(doc.text, [(doc.lines.offset(e.range.start), doc.lines.offset(e.range.end), e.new_text)
+                            for e in edit.changes[doc.uri]])
+    assert "research_supplier" not in new and check_text(new, str(path)) == []
+    assert [s.name for s in symbols.symbols(doc)][:2] == ["supplier_name", "supplier_site"]
+
+
+def test_rename_refuses_a_name_that_is_taken_or_invalid():
+    doc = doc_of(FIXTURES / "valid" / "nightly_order_status_sync.yaml")
+    use = doc.text.index(" label: read_open_orders") + 8
+    with pytest.raises(navigation.RenameRefused, match="already"):
+        navigation.rename(doc, use, "process_orders")
+    with pytest.raises(navigation.RenameRefused, match="not a valid label"):
+        navigation.rename(doc, use, "2nd")
+
+
+def test_finally_block_label_completes_top_level_blocks_only():
+    doc = doc_of(FIXTURES / "valid" / "nightly_order_status_sync.yaml")
+    text = doc.text.replace("  version: 2\n", "  version: 2\n  finally_block_label: \n", 1)
+    doc = doc_of(FIXTURES / "valid" / "nightly_order_status_sync.yaml", text)
+    at = text.index("finally_block_label: ") + len("finally_block_label: ")
+    labels = [i.label for i in complete(doc, at).items]
+    assert labels == ["sign_in_to_shop_admin", "read_open_orders", "process_orders", "write_sync_log"]
+
+
+def test_excluded_files_get_no_diagnostics(tmp_path: Path):
+    (tmp_path / ".wflint.toml").write_text('exclude = ["drafts/**"]\n')
+    from wflint.config import discover
+
+    config = discover(tmp_path)
+    draft = tmp_path / "drafts" / "x.yaml"
+    assert excluded(str(draft), config) and not excluded(str(tmp_path / "x.yaml"), config)
+    source = (FIXTURES / "invalid" / "dangling_branch_target.yaml").read_text()
+    assert findings(Document(draft.as_uri(), str(draft), source), config) == []
