@@ -184,6 +184,24 @@ async def test_an_edit_introduces_then_removes_an_error(client: LanguageClient, 
     doc.close()
 
 
+async def test_typing_is_debounced_and_incremental_changes_are_applied(client: LanguageClient, workspace: Path):
+    doc = Doc(client, workspace / "valid" / "freight_rate_quotes_v2.yaml")
+    assert await doc.diagnostics() == []
+    start = doc.position("next_block_label: ", len("next_block_label: "))
+    seen = len(PUBLISHED[doc.uri])
+    for i, ch in enumerate("zzz_"):  # typed one character at a time, as an editor sends it
+        at = lsp.Position(line=start.line, character=start.character + i)
+        doc.version += 1
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=at, end=at), text=ch)]))
+    diags = await doc.diagnostics()
+    assert codes(diags) == ["WF202"] and "'zzz_" in diags[0].message
+    published = [v for v, _ in PUBLISHED[doc.uri][seen:] if v is not None]  # (None: a close)
+    assert published == [doc.version]  # the burst was checked once, at its end
+    doc.close()
+
+
 async def test_related_information_points_at_the_first_duplicate_and_the_cycle(client: LanguageClient, workspace: Path):
     dup = Doc(client, workspace / "invalid" / "duplicate_label_in_loop_body.json")
     (d,) = await dup.diagnostics()
