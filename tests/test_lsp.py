@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+DOCS_URL = "https://docs.example.org/wflint/rules.html"
 #: published diagnostics per uri: every (version, diagnostics) in arrival order
 PUBLISHED: dict[str, list[tuple[int | None, list[lsp.Diagnostic]]]] = {}
 
@@ -67,6 +68,7 @@ async def client(lsp_client: LanguageClient, workspace: Path):
         capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
         root_uri=workspace.as_uri(),
         workspace_folders=[lsp.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options={"rulesDocsUrl": DOCS_URL},
     ))
     yield
     await lsp_client.shutdown_session()
@@ -165,7 +167,7 @@ async def test_diagnostics_are_those_of_wflint_check_on_every_fixture(client: La
             assert got, doc.path.name
         for d in got:
             assert d.source == "wflint" and d.message
-            assert d.code_description.href.endswith(f"#{d.code.lower()}-{d.data['name']}")
+            assert d.code_description.href == f"{DOCS_URL}#{d.code.lower()}-{d.data['name']}"
         doc.close()
 
 

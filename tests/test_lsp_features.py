@@ -145,3 +145,20 @@ def test_excluded_files_get_no_diagnostics(tmp_path: Path):
     assert excluded(str(draft), config) and not excluded(str(tmp_path / "x.yaml"), config)
     source = (FIXTURES / "invalid" / "dangling_branch_target.yaml").read_text()
     assert findings(Document(draft.as_uri(), str(draft), source), config) == []
+
+
+def test_a_broken_configuration_is_reported_once_and_the_defaults_are_used(tmp_path: Path):
+    from wflint.lsp.server import ConfigCache
+
+    messages: list[str] = []
+    cache = ConfigCache(messages.append)
+    (tmp_path / ".wflint.toml").write_text("select = [\"WF999999\"]\n")
+    flow = str(tmp_path / "flow.yaml")
+    assert cache.for_path(flow).select == ["ALL"]
+    assert cache.for_path(flow).select == ["ALL"]
+    assert len(messages) == 1 and "WF999999" in messages[0]
+    (tmp_path / ".wflint.toml").write_text('ignore = ["WF213"]\n')
+    import os
+
+    os.utime(tmp_path / ".wflint.toml", ns=(1, 1))  # a different time, however fast the file system
+    assert cache.for_path(flow).ignore == ["WF213"]
