@@ -86,6 +86,7 @@ class Doc:
         self.uri = path.as_uri()
         self.text = path.read_text(encoding="utf-8") if text is None else text
         self.version = 1
+        PUBLISHED.pop(self.uri, None)  # a document opened again starts over at version 1
         language = language or ("json" if path.suffix == ".json" else "yaml")
         client.text_document_did_open(lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(uri=self.uri, language_id=language, version=1, text=self.text)))

@@ -56,7 +56,7 @@ def excluded(path: str, config: Config) -> bool:
 def findings(doc: Document, config: Config) -> list[Diagnostic]:
     """``wflint check``'s findings for the document (none for a file that is not a workflow,
     or one the configuration excludes)."""
-    if not looks_like_workflow(doc.text) or excluded(doc.path, config):
+    if excluded(doc.path, config):
         return []
     if doc.too_large:
         from ..diagnostics import Pos, make
@@ -65,7 +65,12 @@ def findings(doc: Document, config: Config) -> list[Diagnostic]:
         return [make("WF001", "syntax-error", "error",
                      f"the document is too large to check in the editor ({len(doc.text)} characters); "
                      "run `wflint check` on it", zero, zero, path=doc.path)]
-    return api.check_source(doc.source, config, doc.fmt, require_workflow=True) or []
+    found = api.check_source(doc.source, config, doc.fmt, require_workflow=True)
+    if found is None:
+        return []  # it parses, and it is not a workflow
+    if doc.parsed.root is None and not looks_like_workflow(doc.text):
+        return []  # it does not parse, and names no workflow key: some other broken file
+    return found
 
 
 def to_lsp(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) -> list[lsp.Diagnostic]:

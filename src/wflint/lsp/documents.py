@@ -17,7 +17,6 @@ from functools import cached_property
 from typing import Any
 
 from .. import model
-from ..api import WORKFLOW_SUFFIXES
 from ..document.nodes import Node
 from ..document.parse import format_from_path, parse
 from ..document.source import SourceFile
@@ -26,8 +25,8 @@ from ..workflow import unwrap
 from ..workflow.view import Block, Param, Workflow
 from .positions import LineIndex
 
-#: the top-level keys a workflow file has; a file without any of them gets no diagnostics
-#: (the pre-filter ``wflint check`` applies to the files it finds in a directory)
+#: the top-level keys of a workflow file: a document that does not parse is taken for a
+#: workflow (and gets its syntax error) only when it names one of them
 WORKFLOW_KEYS = ("workflow_definition", "json_definition", "yaml_definition")
 
 #: documents longer than this (characters) are not checked in the editor: a workflow
@@ -55,7 +54,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def is_workflow_path(path: str) -> bool:
-    return path.endswith(WORKFLOW_SUFFIXES)
+    """A .yaml, .yml or .json file (the suffixes ``wflint check`` reads)."""
+    return format_from_path(path) is not None
 
 
 def looks_like_workflow(text: str) -> bool:

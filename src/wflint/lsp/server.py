@@ -174,9 +174,10 @@ class WflintServer(LanguageServer):
                                                          message=f"wflint: {fn.__name__} failed:\n{traceback.format_exc()}"))
             return default
 
-    def diagnostics_of(self, doc: Document) -> list[Diagnostic]:
+    def diagnostics_of(self, doc: Document) -> list[Diagnostic] | None:
+        """The findings of the last check, if it was of this text."""
         cached = self.checked.get(doc.uri)
-        return cached[1] if cached is not None and cached[0].text == doc.text else []
+        return cached[1] if cached is not None and cached[0].text == doc.text else None
 
 
 def _safe_findings(doc: Document, config: Config) -> list[Diagnostic]:
@@ -257,7 +258,10 @@ def build() -> WflintServer:
         if doc is None:
             return None
         diags = ls.diagnostics_of(doc)
-        return await ls.run_request(uri, lambda d: hover.hover(d, _offset(d, params.position), diags))
+        config = ls.configs.for_path(to_fs_path(uri))
+        # before the first check of this text is done, hover finds the problems itself
+        return await ls.run_request(uri, lambda d: hover.hover(
+            d, _offset(d, params.position), diags if diags is not None else findings(d, config)))
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[" ", "{", "[", ",", "-", '"']))
     async def on_completion(ls: WflintServer, params: lsp.CompletionParams):
