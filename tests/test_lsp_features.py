@@ -162,3 +162,20 @@ def test_a_broken_configuration_is_reported_once_and_the_defaults_are_used(tmp_p
 
     os.utime(tmp_path / ".wflint.toml", ns=(1, 1))  # a different time, however fast the file system
     assert cache.for_path(flow).ignore == ["WF213"]
+
+
+def test_names_are_found_in_parameter_keys_and_inside_tags_only():
+    text = ("title: t\nworkflow_definition:\n  parameters:\n"
+            "    - {parameter_type: workflow, key: site, workflow_parameter_type: string}\n"
+            "  blocks:\n    - block_type: navigation\n      label: go\n      url: https://example.com\n"
+            "      parameter_keys: [site]\n"
+            "      navigation_goal: Open site, then {{ site }} and {# site #} {{ x.site }}\n")
+    doc = Document("file:///n.yaml", "n.yaml", text)
+    key = text.index("key: site") + 5
+    for needle, delta in (("[site]", 1), ("{{ site }}", 3)):
+        (definition,) = navigation.definition(doc, text.index(needle) + delta)
+        assert doc.lines.offset(definition.range.start) == key
+    for needle, delta in (("Open site", 5), ("{# site", 3), ("x.site", 2)):
+        assert navigation.definition(doc, text.index(needle) + delta) == []
+    refs = navigation.references(doc, key)
+    assert sorted(doc.lines.offset(r.range.start) for r in refs) == [key, text.index("[site]") + 1, text.index("{{ site") + 3]

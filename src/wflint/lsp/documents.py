@@ -20,6 +20,7 @@ from .. import model
 from ..document.nodes import Node
 from ..document.parse import format_from_path, parse
 from ..document.source import SourceFile
+from ..checks.template_analysis import analyze
 from ..document.string_offsets import value_offsets
 from ..workflow import unwrap
 from ..workflow.view import Block, Param, Workflow
@@ -241,6 +242,19 @@ def _string_index(doc: Document, node: Node, offset: int) -> int | None:
     return max(i - 1, 0)
 
 
+def _in_template(value: str, start: int, end: int) -> bool:
+    """Whether ``value[start:end]`` lies inside a Jinja expression or statement (not a comment);
+    while a tag is still being typed, inside the last unclosed one."""
+    analysis = analyze(value)
+    if any(a <= start and end <= b for a, b, kind in analysis.tags if kind != "comment"):
+        return True
+    if analysis.error is None:
+        return False
+    opened = max(value.rfind("{{", 0, start), value.rfind("{%", 0, start))
+    closed = max(value.rfind("}}", 0, start), value.rfind("%}", 0, start))
+    return opened >= 0 and opened > closed
+
+
 def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
     """The label or parameter key written at ``offset``, if any."""
     wf = doc.workflow_at(offset)
@@ -252,11 +266,11 @@ def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
     path, node, is_key = found
     if node.kind != "scalar" or not node.is_str():
         return None
-    span = (node.start.offset, node.end.offset)
     inner = quoted_span(node)
     if not is_key:
         field_ = next((p for p in reversed(path) if isinstance(p, str)), None)
-        if field_ == "label" and block_at(wf, path) is not None and block_at(wf, path).path + ("label",) == path:
+        owner = block_at(wf, path)
+        if field_ == "label" and owner is not None and owner.path + ("label",) == path:
             return wf, Name(node.value, "label", inner, True)
         if field_ == "key" and len(path) == 4 and path[:2] == ("workflow_definition", "parameters"):
             return wf, Name(node.value, "key", inner, True)
@@ -268,23 +282,22 @@ def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
             hit = classify(wf, node.value.strip(" {}"))
             if hit is not None:
                 return wf, Name(hit[0], hit[1], inner)
-    if "{" not in node.value:
+    value = node.value
+    if "{" not in value:
         return None
     index = _string_index(doc, node, offset)
     if index is None:
         return None
-    value = node.value
     for m in _IDENT.finditer(value):
-        if m.start() <= index <= m.end() and (m.start() == 0 or value[m.start() - 1] != "."):
-            if value.rfind("{", 0, m.start()) < 0:
-                return None
-            hit = classify(wf, m.group())
-            if hit is None:
-                return None
-            table = value_offsets(doc.source, node)
-            a = table[m.start()]
-            b = table[m.end() - 1] + 1
-            return wf, Name(hit[0], hit[1], (a, b))
+        if not m.start() <= index <= m.end():
+            continue
+        if (m.start() > 0 and value[m.start() - 1] == ".") or not _in_template(value, m.start(), m.end()):
+            return None  # an attribute (x.name), or text outside any tag
+        hit = classify(wf, m.group())
+        if hit is None:
+            return None
+        table = value_offsets(doc.source, node)
+        return wf, Name(hit[0], hit[1], (table[m.start()], table[m.end() - 1] + 1))
     return None
 
 

@@ -51,7 +51,7 @@ def _key_markdown(doc: Document, offset: int) -> tuple[str, tuple[int, int]] | N
             table = model.BLOCK_TYPES if path[-1] == "block_type" else model.PARAMETER_TYPES
             obj = table.get(node.value)
             if obj is not None:
-                return f"**{obj.title}** (`{node.value}`)\n\n{obj.description}", (node.start.offset, node.end.offset)
+                return f"**{obj.title}**\n\n{obj.description}", (node.start.offset, node.end.offset)
         return None
     f = field_of(wf, path)
     if f is None:
@@ -70,7 +70,7 @@ def _name_markdown(doc: Document, wf, name: str, kind: str, definition: bool) ->
         block, node = entries[0]
         line = doc.lines.position(node.start.offset).line + 1
         obj = model.BLOCK_TYPES.get(block.tag or "")
-        what = f"{obj.title} (`{block.tag}`)" if obj else "block of unknown type"
+        what = f"a `{block.tag}` block" if obj else "a block of unknown type"
         where = "defined here" if definition else f"defined at line {line}"
         scope = f", inside loop '{block.parent.label}'" if block.parent is not None else ""
         out = f"block **{name}**: {what}{scope}, {where}. Its output is `{name}_output`."
