@@ -97,17 +97,17 @@ def _probe_text(doc: Document, line_no: int, json: bool) -> list[str]:
 
 
 def _context(doc: Document, offset: int, line_no: int, probe_first: bool = False) -> tuple[Workflow | None, tuple]:
-    """(workflow, path) at the cursor: the path of the node holding it, or for a probed line,
-    of the mapping that holds the placeholder key."""
-    attempts: list[tuple[Document, int | None]] = []
-    json = doc.fmt == "json"
-    probes = [Document(doc.uri, doc.path, text, encoding=doc.encoding, mode=doc.mode) for text in _probe_text(doc, line_no, json)]
-    plain = [(doc, offset)]
-    attempts = [*((p, None) for p in probes), *plain] if probe_first else [*plain, *((p, None) for p in probes)]
+    """(workflow, path) at the cursor: the path of the node holding it in the document as it
+    is, or, when that does not parse (or ``probe_first``), the path of the placeholder key in
+    the document with the cursor's line replaced."""
+    probes = [Document(doc.uri, doc.path, text, encoding=doc.encoding, mode=doc.mode)
+              for text in _probe_text(doc, line_no, doc.fmt == "json")]
+    attempts: list[tuple[Document, int | None]] = [(doc, offset), *((p, None) for p in probes)]
+    if probe_first:
+        attempts = attempts[1:] + attempts[:1]
     for candidate, at in attempts:
-        if candidate.too_large or candidate.parsed.root is None:
-            continue
-        if any(d.code == "WF001" for d in candidate.parsed.diagnostics):
+        parsed = candidate.parsed
+        if candidate.too_large or parsed.root is None or any(d.code == "WF001" for d in parsed.diagnostics):
             continue
         if at is None:
             hit = _find_probe(candidate)
