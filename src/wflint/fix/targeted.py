@@ -34,6 +34,9 @@ from .results import FixError, FixInternalError
 
 #: a change of the text: (start offset, end offset, replacement)
 Splice = tuple[int, int, str]
+#: quoting a YAML 1.1 trap answers WF004, and WF102 where a string field gets a boolean or number
+QUOTING_CODES = ("WF004", "WF102")
+RENAME_CODES = ("WF106",)
 
 
 @dataclass
@@ -110,7 +113,7 @@ def _quoting_fixes(text: str, path: str) -> list[EditorFix]:
             except (FixError, FixInternalError):
                 continue
             if splices:
-                out.append(EditorFix(("WF004", "WF102"), f"Quote `{node.raw}` so the service receives the text", anchor, splices))
+                out.append(EditorFix(QUOTING_CODES, f"Quote `{node.raw}` so the service receives the text", anchor, splices))
     return out
 
 
@@ -143,13 +146,15 @@ def _rename_fixes(text: str, path: str) -> list[EditorFix]:
                 if splices:
                     what = "block label" if kind == "label" else "parameter key"
                     title = f"Rename {what} '{old}' to '{new}', with every reference"
-                    out.append(EditorFix(("WF106",), title, (node.start.offset, node.end.offset), splices))
+                    out.append(EditorFix(RENAME_CODES, title, (node.start.offset, node.end.offset), splices))
     return out
 
 
 #: every producer of fixes; each takes (text, path) and returns EditorFix items. The service's
-#: stored-form conversion, when ``wflint fix`` gains it, is added here.
+#: stored-form conversion, when ``wflint fix`` gains it, is added here (with its code below).
 FIX_PROVIDERS: list[Callable[[str, str], list[EditorFix]]] = [_quoting_fixes, _rename_fixes]
+#: the codes of the diagnostics some provider's fixes answer
+FIXABLE_CODES = frozenset({*QUOTING_CODES, *RENAME_CODES})
 
 
 def fixes(text: str, path: str) -> list[EditorFix]:

@@ -18,7 +18,7 @@ from lsprotocol import types as lsp
 
 from ..config import Config
 from ..fix import FixError, FixInternalError, fix_text
-from ..fix.targeted import EditorFix, fixes
+from ..fix.targeted import FIXABLE_CODES, EditorFix, fixes
 from ..document.parse import parse
 from ..document.source import SourceFile
 from .diagnostics import findings
@@ -39,10 +39,12 @@ def code_actions(doc: Document, config: Config, params: lsp.CodeActionParams) ->
     ours = [d for d in params.context.diagnostics if d.source == "wflint" and isinstance(d.code, str)]
     want_quick = not only or any(k.startswith(lsp.CodeActionKind.QuickFix) for k in only)
     if ours and want_quick:
-        try:
-            available = fixes(doc.text, doc.path)
-        except (FixError, FixInternalError):
-            available = []
+        available = []
+        if any(d.code in FIXABLE_CODES for d in ours):  # else no fixer run is needed
+            try:
+                available = fixes(doc.text, doc.path)
+            except (FixError, FixInternalError):
+                pass
         for d in ours:
             start, end = doc.lines.offset(d.range.start), doc.lines.offset(d.range.end)
             for f in available:
