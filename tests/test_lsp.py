@@ -430,6 +430,9 @@ async def test_malformed_binary_and_huge_documents_never_stop_the_server(client:
     broken = Doc(client, workspace / "broken.yaml", "title: x\nworkflow_definition:\n  blocks: [\n    - {label: a\n")
     assert codes(await broken.diagnostics()) == ["WF001"]
     assert await _complete(client, broken, lsp.Position(line=3, character=10)) is not None
+    deep = Doc(client, workspace / "deep.yaml", "workflow_definition: " + "[" * 50000 + "\n")
+    assert "nested too deeply" in (await deep.diagnostics())[0].message
+    assert await _hover(client, deep, lsp.Position(line=0, character=3)) is None
     binary = Doc(client, workspace / "binary.json", "\x00\x01workflow_definition\x00\xff\ufffd" * 50, language="json")
     assert codes(await binary.diagnostics()) == ["WF001"]
     huge_text = "title: big\nworkflow_definition:\n  parameters: []\n  blocks:\n" + "    - {block_type: wait, label: w, wait_sec: 1}\n" * 60000
@@ -441,5 +444,5 @@ async def test_malformed_binary_and_huge_documents_never_stop_the_server(client:
     assert hovered is not None
     assert time.monotonic() - started < 10
     assert "too large" in (await huge.diagnostics())[0].message
-    for d in (broken, binary, huge, small):
+    for d in (broken, deep, binary, huge, small):
         d.close()
