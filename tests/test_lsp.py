@@ -326,7 +326,7 @@ async def test_hover_rule_docs_field_docs_and_references(client: LanguageClient,
     assert "**has_header_row** (google_sheets_read block)" in text and "default: `true`" in text
     text = await _hover(client, doc, doc.position("loop_over_parameter_key: read_open_orders_output", 30))
     label_line = doc.text.count("\n", 0, doc.text.index(" label: read_open_orders")) + 1
-    assert f"block **read_open_orders**" in text and f"line {label_line}" in text
+    assert "block **read_open_orders**" in text and f"line {label_line}" in text
     text = await _hover(client, doc, doc.position("{{ orders_sheet_url", 5))
     assert "parameter **orders_sheet_url**" in text and "Google Sheet" in text
     bad.close()

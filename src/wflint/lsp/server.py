@@ -32,8 +32,6 @@ from . import actions, completion, hover, navigation, symbols
 from .diagnostics import findings, to_lsp
 from .documents import Document, is_workflow_path
 
-log = logging.getLogger(__name__)
-
 #: how long a burst of typing is left to settle before a check
 DEBOUNCE_SECONDS = 0.03
 CONFIG_NAMES = (".wflint.toml", "pyproject.toml")
@@ -138,7 +136,7 @@ class WflintServer(LanguageServer):
                 return
             config = self.configs.for_path(to_fs_path(uri))
             loop = asyncio.get_running_loop()
-            diags = await loop.run_in_executor(self.checks, _safe_findings, doc, config)
+            diags = await loop.run_in_executor(self.checks, findings, doc, config)
             current = self.document(uri)
             if current is None or current.version != doc.version or current.text != doc.text:
                 return
@@ -178,10 +176,6 @@ class WflintServer(LanguageServer):
         """The findings of the last check, if it was of this text."""
         cached = self.checked.get(doc.uri)
         return cached[1] if cached is not None and cached[0].text == doc.text else None
-
-
-def _safe_findings(doc: Document, config: Config) -> list[Diagnostic]:
-    return findings(doc, config)
 
 
 def _offset(doc: Document, position: lsp.Position) -> int:
