@@ -33,10 +33,15 @@ def _edit(doc: Document, splices: list[tuple[int, int, str]]) -> lsp.WorkspaceEd
     return lsp.WorkspaceEdit(changes={doc.uri: edits})
 
 
-def code_actions(doc: Document, config: Config, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+def code_actions(doc: Document, config: Config, params: lsp.CodeActionParams,
+                 published: list[lsp.Diagnostic] | None = None) -> list[lsp.CodeAction]:
+    """The actions for ``params``' range. The diagnostics are those the client sends; a client
+    that sends none gets those of ``published`` (the server's last, for this text) in the range."""
     only = params.context.only
     out: list[lsp.CodeAction] = []
     ours = [d for d in params.context.diagnostics if d.source == "wflint" and isinstance(d.code, str)]
+    if not ours and published:
+        ours = [d for d in published if _touches(d.range, params.range)]
     want_quick = not only or any(k.startswith(lsp.CodeActionKind.QuickFix) for k in only)
     if ours and want_quick:
         available = []
@@ -64,6 +69,13 @@ def code_actions(doc: Document, config: Config, params: lsp.CodeActionParams) ->
         if action is not None:
             out.append(action)
     return out
+
+
+def _touches(a: lsp.Range, b: lsp.Range) -> bool:
+    def key(p: lsp.Position) -> tuple[int, int]:
+        return p.line, p.character
+
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
 
 
 def _overlaps(f: EditorFix, start: int, end: int) -> bool:

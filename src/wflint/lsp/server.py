@@ -90,6 +90,8 @@ class WflintServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         #: uri → (document, its findings) of the last check
         self.checked: dict[str, tuple[Document, list[Diagnostic]]] = {}
+        #: uri → the diagnostics last published for it
+        self.published: dict[str, list[lsp.Diagnostic]] = {}
         self.configs = ConfigCache(self._show_warning)
         self.docs_url: str | None = None
 
@@ -140,8 +142,9 @@ class WflintServer(LanguageServer):
             current = self.document(uri)
             if current is None or current.version != doc.version or current.text != doc.text:
                 return
-            self.checked[uri] = (doc, diags)
             published = await loop.run_in_executor(self.checks, to_lsp, doc, diags, self.docs_url)
+            self.checked[uri] = (doc, diags)
+            self.published[uri] = published
             self.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=published))
         except asyncio.CancelledError:
@@ -226,6 +229,7 @@ def build() -> WflintServer:
         task = ls.pending.pop(uri, None)
         if task is not None:
             task.cancel()
+        ls.published.pop(uri, None)
         if ls.checked.pop(uri, None) is not None:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -243,7 +247,8 @@ def build() -> WflintServer:
         if doc is None:
             return None
         config = ls.configs.for_path(to_fs_path(uri))
-        return await ls.run_request(uri, actions.code_actions, config, params, default=None)
+        known = ls.published.get(uri, []) if ls.diagnostics_of(doc) is not None else []
+        return await ls.run_request(uri, actions.code_actions, config, params, known, default=None)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: WflintServer, params: lsp.HoverParams):
