@@ -179,3 +179,24 @@ def test_names_are_found_in_parameter_keys_and_inside_tags_only():
         assert navigation.definition(doc, text.index(needle) + delta) == []
     refs = navigation.references(doc, key)
     assert sorted(doc.lines.offset(r.range.start) for r in refs) == [key, text.index("[site]") + 1, text.index("{{ site") + 3]
+
+
+ALL_FIXTURES = sorted(p for sub in ("valid", "invalid") for p in (FIXTURES / sub).iterdir() if p.suffix in (".yaml", ".json"))
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: p.name)
+def test_every_request_answers_anywhere_in_a_fixture(path: Path):
+    """Hover, completion, definition, references and prepare-rename at offsets spread over
+    each fixture (and on a copy cut short mid-line, as text being typed) never raise."""
+    full = path.read_text()
+    for text in (full, full[: len(full) * 2 // 3]):
+        doc = doc_of(path, text)
+        diags = findings(doc, Config())
+        step = max(1, len(text) // 7)
+        for offset in range(3, len(text), step):
+            hover(doc, offset, diags)
+            assert complete(doc, offset).items is not None
+            navigation.definition(doc, offset)
+            if navigation.prepare_rename(doc, offset) is not None:
+                assert navigation.references(doc, offset)
+        symbols.symbols(doc)
