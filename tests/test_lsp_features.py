@@ -200,3 +200,18 @@ def test_every_request_answers_anywhere_in_a_fixture(path: Path):
             if navigation.prepare_rename(doc, offset) is not None:
                 assert navigation.references(doc, offset)
         symbols.symbols(doc)
+
+
+def test_wflint_lsp_without_the_extra_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from click.testing import CliRunner
+
+    from wflint.cli import main
+
+    for name in [m for m in sys.modules if m == "wflint.lsp.server" or m.startswith("pygls")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pygls", None)
+    result = CliRunner().invoke(main, ["lsp"])
+    assert result.exit_code == 2
+    assert "pip install 'wflint[lsp]'" in result.output
