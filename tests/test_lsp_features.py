@@ -215,3 +215,14 @@ def test_wflint_lsp_without_the_extra_says_how_to_install_it(monkeypatch):
     result = CliRunner().invoke(main, ["lsp"])
     assert result.exit_code == 2
     assert "pip install 'wflint[lsp]'" in result.output
+
+
+def test_names_that_are_not_identifiers_are_found_in_templates():
+    path = FIXTURES / "rules" / "WF106" / "bad_dash_yaml_renamed.yaml"
+    doc = doc_of(path)
+    use = doc.text.index("{{ start-url }}") + 5
+    (definition,) = navigation.definition(doc, use)
+    assert doc.lines.offset(definition.range.start) == doc.text.index("key: start-url") + 5
+    prepared = navigation.prepare_rename(doc, use)
+    assert prepared.placeholder == "start-url"
+    assert doc.text[doc.lines.offset(prepared.range.start):doc.lines.offset(prepared.range.end)] == "start-url"

@@ -1,7 +1,8 @@
 """One open document as the features see it: its text, the parsed tree and workflows (the
 same ``parse`` and ``unwrap`` stages ``wflint check`` runs), and what is under the cursor.
 
-``Document.analyze`` parses and unwraps once per text; the features then read the tree. A name
+A ``Document`` parses and unwraps once per text (``parsed``, ``workflows``); the features then
+read the tree. A name
 under the cursor is found by walking the tree to the scalar that holds the offset
 (``locate``) and reading it as a block label, a parameter key or a reference to one
 (``name_at``). Where a name is written elsewhere is ``fix.targeted.reference_spans``' business:
@@ -51,7 +52,7 @@ def _reference_fields() -> dict[str, str]:
 
 
 REFERENCE_FIELDS = _reference_fields()
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = re.compile(r"[^\W\d]\w*")
 
 
 def is_workflow_path(path: str) -> bool:
@@ -255,6 +256,18 @@ def _in_template(value: str, start: int, end: int) -> bool:
     return opened >= 0 and opened > closed
 
 
+def _odd_name_at(wf: Workflow, value: str, index: int) -> tuple[int, int, tuple[str, str]] | None:
+    """A label or key that is not an identifier (WF106 material), written in a tag at ``index``."""
+    table = names(wf)
+    odd = [n for n in (*table.keys, *table.labels, *(f"{label}_output" for label in table.labels))
+           if not n.isidentifier() and n.strip()]
+    for name in sorted(odd, key=len, reverse=True):
+        for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", value):
+            if m.start() <= index <= m.end() and _in_template(value, m.start(), m.end()):
+                return m.start(), m.end(), classify(wf, name)
+    return None
+
+
 def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
     """The label or parameter key written at ``offset``, if any."""
     wf = doc.workflow_at(offset)
@@ -288,6 +301,11 @@ def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
     index = _string_index(doc, node, offset)
     if index is None:
         return None
+    odd = _odd_name_at(wf, value, index)  # a name that is no identifier: `{{ portal-url }}`
+    if odd is not None:
+        a, b, hit = odd
+        table = value_offsets(doc.source, node)
+        return wf, Name(hit[0], hit[1], (table[a], table[b - 1] + 1))
     for m in _IDENT.finditer(value):
         if not m.start() <= index <= m.end():
             continue
