@@ -230,7 +230,9 @@ async def test_configuration_is_read_and_reloaded_when_it_changes(client: Langua
     folder.mkdir()
     source = workspace / "invalid" / "for_loop_without_source.json"
     doc = Doc(client, folder / "flow.json", source.read_text())
-    assert codes(await doc.diagnostics()) == ["WF104", "WF211", "WF213"]
+    first = await doc.diagnostics()
+    assert codes(first) == ["WF104", "WF211", "WF213"]
+    assert [list(d.tags or ()) for d in first if d.code == "WF213"] == [[lsp.DiagnosticTag.Unnecessary]]
     config = folder / ".wflint.toml"
     config.write_text('ignore = ["WF213"]\n[severity]\nWF104 = "error"\n')
     before = len(PUBLISHED[doc.uri])

@@ -29,6 +29,9 @@ SEVERITY = {
     "info": lsp.DiagnosticSeverity.Information,
 }
 
+#: findings about something that does nothing: editors show their text faded
+UNNECESSARY = {"WF213", "WF900"}
+
 #: the rule catalogue; a link ``#wf201-duplicate-label`` points at one rule's section
 _LOCAL_DOCS = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
 PUBLIC_DOCS = "https://github.com/your-org/wflint/blob/main/docs/rules.md"
@@ -88,6 +91,7 @@ def to_lsp(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) 
             code_description=lsp.CodeDescription(href=f"{base}#{d.code.lower()}-{d.name}"),
             source="wflint",
             related_information=_related(doc, d, start) or None,
+            tags=[lsp.DiagnosticTag.Unnecessary] if d.code in UNNECESSARY else None,
             data={"name": d.name},
         ))
     return out
