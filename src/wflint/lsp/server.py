@@ -26,6 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..api import InternalError
 from ..config import Config, ConfigError, discover
 from ..diagnostics import Diagnostic
 from . import actions, completion, hover, navigation, symbols
@@ -94,15 +95,17 @@ class WflintServer(LanguageServer):
         self.published: dict[str, list[lsp.Diagnostic]] = {}
         self.configs = ConfigCache(self._show_warning)
         self.docs_url: str | None = None
+        #: error messages already shown to the user
+        self.said: set[str] = set()
 
     # -- documents ---------------------------------------------------------------------------
     def _show_warning(self, message: str) -> None:
         self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
 
     def wanted(self, uri: str) -> bool:
-        try:
-            text_doc = self.workspace.get_text_document(uri)
-        except Exception:  # noqa: BLE001
+        """An open YAML or JSON document (a closed one is never read from disk here)."""
+        text_doc = self.workspace.text_documents.get(uri)
+        if text_doc is None:
             return False
         path = to_fs_path(uri) or uri
         return is_workflow_path(path) or text_doc.language_id in ("yaml", "json", "jsonc")
@@ -149,6 +152,12 @@ class WflintServer(LanguageServer):
                 lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=published))
         except asyncio.CancelledError:
             pass
+        except InternalError as exc:  # a rule crashed: a wflint bug, shown once per message, never fatal
+            message = f"wflint: internal error: {exc}"
+            if message not in self.said:
+                self.said.add(message)
+                self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message))
+            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=traceback.format_exc()))
         except Exception:  # noqa: BLE001 - a failed check is logged, never fatal
             self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
                                                          message=f"wflint: check failed:\n{traceback.format_exc()}"))
