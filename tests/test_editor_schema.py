@@ -81,10 +81,12 @@ def server(tmp_path_factory):
         pytest.fail("yaml-language-server is not installed: run `npm ci --prefix tools/yaml-language-server` (.ci/run does)")
     workspace = tmp_path_factory.mktemp("repo")
     (workspace / "workflows").mkdir()
+    (workspace / "schemas").mkdir()
+    shutil.copy(EDITOR_SCHEMA, workspace / "schemas")
     settings = {
         "yaml": {
-            # as in the README's VS Code snippet
-            "schemas": {EDITOR_SCHEMA.as_uri(): ["workflows/**/*.yaml", "workflows/**/*.yml"]},
+            # as in the README's VS Code snippet: schemas/ copied into the repository
+            "schemas": {"./schemas/workflow-file.editor.schema.json": ["workflows/**/*.yaml", "workflows/**/*.yml"]},
             "yamlVersion": "1.1",
             "validate": True,
             "completion": True,
