@@ -236,3 +236,31 @@ def test_problem_matcher_reads_real_concise_output(tmp_path):
         assert severity == {"info": "notice"}.get(expected, expected)
     # GitHub's runner accepts only these severities
     assert all(m.get("severity", "error") in ("error", "warning", "notice") for m in _matchers())
+
+
+# ------------------------------------------------------------------ hostile input end to end
+
+
+@pytest.mark.parametrize("fmt", ["junit", "gitlab", "sarif"])
+def test_a_key_with_a_control_character_and_a_lone_surrogate(tmp_path, fmt, junit_schema, code_quality_schema, sarif_validator):
+    """JSON can spell any code point, so a key in a real file can hold both; the report must
+    still be valid UTF-8 and valid for its consumer."""
+    import subprocess
+    import sys
+
+    source = (FIX / "WF104" / "bad_field_of_other_type.json").read_text()
+    flow = tmp_path / "hostile.json"
+    flow.write_text(source.replace('"prompt"', '"pro\\u0001mpt\\ud800"', 1))
+    r = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", fmt, flow.name], capture_output=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == b""  # WF104 is a warning
+    text = r.stdout.decode("utf-8")  # strict
+    assert "\x01" not in text
+    if fmt == "junit":
+        junit_schema.validate(r.stdout)
+        assert "pro\\x01mpt\ufffd" in ET.fromstring(r.stdout).find(".//failure").get("message")
+    elif fmt == "gitlab":
+        code_quality_schema.validate(json.loads(text))
+        assert "pro\x01mpt\ufffd" in json.loads(text)[0]["description"]
+    else:
+        sarif_validator.validate(json.loads(text))
+        assert "pro\x01mpt\ufffd" in json.loads(text)["runs"][0]["results"][0]["message"]["text"]
