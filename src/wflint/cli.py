@@ -111,6 +111,16 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: internal error: {exc}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
+    _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice)
+    failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
+    sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _emit(
+    diags, lines, files_checked: int, checked_files: list[str],
+    fmt: str, output_file: Path | None, show_statistics: bool, quiet: bool, color_choice: str,
+) -> None:
+    """Print the report (or write it to ``output_file`` and print a summary line)."""
     from .rules import registry
 
     if show_statistics:
@@ -131,14 +141,12 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             click.echo(f"wflint: {exc}", err=True)
             sys.exit(EXIT_USAGE)
         if not quiet:
-            click.echo(f"{statistics.files_summary(diags, report.files_checked)} Report written to {output_file}.", err=True)
-    else:
-        if text:
-            click.echo(text, nl=False, color=colored or None)
-        if fmt == "full" and not diags and not quiet and not show_statistics:
-            click.echo(statistics.files_summary(diags, report.files_checked), err=True)
-    failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
-    sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+            click.echo(f"{statistics.files_summary(diags, files_checked)} Report written to {output_file}.", err=True)
+        return
+    if text:
+        click.echo(text, nl=False, color=colored or None)
+    if fmt == "full" and not diags and not quiet and not show_statistics:
+        click.echo(statistics.files_summary(diags, files_checked), err=True)
 
 
 def _run(
