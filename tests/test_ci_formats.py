@@ -171,6 +171,7 @@ def test_sarif_validates_and_links_each_rule_to_its_docs(sarif_validator):
     log = json.loads(r.stdout)
     sarif_validator.validate(log)
     driver = log["runs"][0]["tool"]["driver"]
+    assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
     repo = _repository()
     assert driver["informationUri"] == repo
     anchors = _github_anchors((ROOT / "docs" / "rules.md").read_text(encoding="utf-8"))

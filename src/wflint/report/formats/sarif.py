@@ -74,5 +74,7 @@ def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | N
     info = repository_url()
     if info:
         driver["informationUri"] = info
-    doc = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
+    # wflint's columns count characters (code points), not SARIF's default UTF-16 units
+    run = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    doc = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
