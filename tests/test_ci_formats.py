@@ -265,3 +265,11 @@ def test_a_key_with_a_control_character_and_a_lone_surrogate(tmp_path, fmt, juni
     else:
         sarif_validator.validate(json.loads(text))
         assert "pro\x01mpt\ufffd" in json.loads(text)["runs"][0]["results"][0]["message"]["text"]
+
+
+def test_every_registered_format_is_in_the_independence_contract():
+    from wflint.report.formats import FORMATS
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    contract = next(c for c in contracts if c["type"] == "independence" and "Output formats" in c["name"])
+    assert set(contract["modules"]) == {fn.__module__ for fn in FORMATS.values()}
