@@ -273,3 +273,51 @@ def test_every_registered_format_is_in_the_independence_contract():
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     contract = next(c for c in contracts if c["type"] == "independence" and "Output formats" in c["name"])
     assert set(contract["modules"]) == {fn.__module__ for fn in FORMATS.values()}
+
+
+# ------------------------------------------------------------------ the README's CI snippets
+
+
+def _readme_wflint_commands() -> list[list[str]]:
+    import shlex
+
+    import yaml
+
+    from readme_snippets import code_blocks
+
+    commands = []
+    for block in code_blocks("CI reports", "yaml"):
+        data = yaml.safe_load(block)
+        steps = data if isinstance(data, list) else [job for job in data.values()]
+        for step in steps:
+            lines = [step["run"]] if "run" in step else step.get("script", [])
+            commands += [shlex.split(line, comments=True) for line in lines if line.startswith("wflint check")]
+    return commands
+
+
+def test_the_readme_ci_commands_run_as_written(tmp_path, monkeypatch, junit_schema, code_quality_schema, sarif_validator):
+    """Each `wflint check` line of the CI snippets, run in a repository with a workflows/
+    folder holding a valid and a broken workflow: the reports they name are written and valid,
+    and only the lines without --exit-zero fail the job."""
+    (tmp_path / "workflows").mkdir()
+    (tmp_path / "workflows" / "good.yaml").write_text(CLEAN.read_text())
+    (tmp_path / "workflows" / "broken.yaml").write_text(MISSING.read_text())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
+    commands = _readme_wflint_commands()
+    assert {c[c.index("--format") + 1] for c in commands} >= {"sarif", "gitlab", "junit", "concise"}
+    for argv in commands:
+        r = run(*argv[1:])
+        assert r.exit_code == (0 if "--exit-zero" in argv else 1), (argv, r.output)
+        if "-o" not in argv:
+            assert "broken.yaml" in r.stdout
+            continue
+        report = (tmp_path / argv[argv.index("-o") + 1]).read_bytes()
+        fmt = argv[argv.index("--format") + 1]
+        if fmt == "junit":
+            junit_schema.validate(report)
+        elif fmt == "gitlab":
+            code_quality_schema.validate(json.loads(report))
+        elif fmt == "sarif":
+            sarif_validator.validate(json.loads(report))
+        assert b"broken.yaml" in report

@@ -9,6 +9,7 @@ Node is present). One server process serves the whole module.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 import yaml
 
 from lsp_client import LspClient
+from readme_snippets import code_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
@@ -83,17 +85,11 @@ def server(tmp_path_factory):
     (workspace / "workflows").mkdir()
     (workspace / "schemas").mkdir()
     shutil.copy(EDITOR_SCHEMA, workspace / "schemas")
-    settings = {
-        "yaml": {
-            # as in the README's VS Code snippet: schemas/ copied into the repository
-            "schemas": {"./schemas/workflow-file.editor.schema.json": ["workflows/**/*.yaml", "workflows/**/*.yml"]},
-            "yamlVersion": "1.1",
-            "validate": True,
-            "completion": True,
-            "hover": True,
-            "schemaStore": {"enable": False},
-        }
-    }
+    # the README's VS Code settings, as written (schemas/ copied into the repository, as it says)
+    vscode = json.loads(code_blocks("Editors", "json")[0])
+    yaml_settings = {key.removeprefix("yaml."): value for key, value in vscode.items() if key.startswith("yaml.")}
+    assert set(yaml_settings) == {"schemas", "yamlVersion"}
+    settings = {"yaml": {**yaml_settings, "validate": True, "completion": True, "hover": True, "schemaStore": {"enable": False}}}
     client = LspClient([node, str(SERVER), "--stdio"], settings=settings, cwd=str(workspace))
     client.request(
         "initialize",
@@ -169,3 +165,12 @@ def test_completion_offers_the_block_types(server):
     items = result["items"] if isinstance(result, dict) else result
     offered = {item["label"] for item in items}
     assert set(model.BLOCK_TYPES) <= offered, sorted(set(model.BLOCK_TYPES) - offered)
+
+
+def test_the_neovim_snippet_says_what_the_tested_vscode_snippet_says():
+    vscode = json.loads(code_blocks("Editors", "json")[0])
+    (lua,) = code_blocks("Editors", "lua")
+    assert re.search(r'yamlVersion = "1\.1"', lua)
+    (path, globs) = re.search(r'schemas = \{ \["([^"]+)"\] = \{ ([^}]*) \}', lua).groups()
+    assert {path: re.findall(r'"([^"]+)"', globs)} == vscode["yaml.schemas"]
+    assert (ROOT / path).exists()
