@@ -83,6 +83,7 @@ def test_statistics_counts_per_rule(tmp_path):
         {"code": "WF101", "name": "missing-field", "severity": "error", "count": 1},
     ]
     assert run("check", "--statistics", str(CLEAN)).stdout == ""
+    assert "Found" not in run("check", "--statistics", "--quiet", str(dup)).stdout
 
 
 def test_quiet_prints_findings_only():

@@ -125,7 +125,7 @@ def _emit(
 
     if show_statistics:
         rows = statistics.count_by_rule(diags)
-        text = statistics.render_json(rows) if fmt == "json" else statistics.render_text(rows)
+        text = statistics.render_json(rows) if fmt == "json" else statistics.render_text(rows, with_total=not quiet)
         colored = False
     else:
         colored = fmt in HUMAN_FORMATS and color.wants_color(color_choice, sys.stdout if output_file is None else None, os.environ)

@@ -52,14 +52,15 @@ def count_by_rule(diags: Sequence[Diagnostic]) -> list[RuleCount]:
     return [RuleCount(code, names[code], severity[code], n) for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def render_text(rows: Sequence[RuleCount]) -> str:
+def render_text(rows: Sequence[RuleCount], with_total: bool = True) -> str:
     """``   12  WF104  unknown-field  warning``, columns aligned, then a total line."""
     if not rows:
         return ""
     width = len(str(max(r.count for r in rows)))
     name_width = max(len(r.name) for r in rows)
     out = [f"{r.count:>{width}}  {r.code}  {r.name:<{name_width}}  {r.severity}" for r in rows]
-    out.append(f"Found {_plural(sum(r.count for r in rows), 'problem')} from {_plural(len(rows), 'rule')}.")
+    if with_total:
+        out.append(f"Found {_plural(sum(r.count for r in rows), 'problem')} from {_plural(len(rows), 'rule')}.")
     return "\n".join(out) + "\n"
 
 
