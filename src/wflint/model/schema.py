@@ -287,7 +287,7 @@ def documents() -> dict[str, dict[str, Any]]:
             editor_schema.strict(defs),
         ),
     }
-    return entries | {
+    return {
         "workflow-definition.schema.json": _document(
             "workflow-definition.schema.json",
             "Workflow definition file",
@@ -324,7 +324,7 @@ def documents() -> dict[str, dict[str, Any]]:
             "The reply of POST /v1/scripts.",
             resp_defs,
         ),
-    }
+    } | entries
 
 
 def render(doc: dict[str, Any]) -> str:
