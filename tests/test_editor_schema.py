@@ -174,3 +174,11 @@ def test_the_neovim_snippet_says_what_the_tested_vscode_snippet_says():
     (path, globs) = re.search(r'schemas = \{ \["([^"]+)"\] = \{ ([^}]*) \}', lua).groups()
     assert {path: re.findall(r'"([^"]+)"', globs)} == vscode["yaml.schemas"]
     assert (ROOT / path).exists()
+
+
+def test_completion_offers_the_request_keys_at_the_top(server):
+    uri = (server.workspace / "workflows" / "top.yaml").as_uri()
+    server.open(uri, "title: Price check\n\n")
+    result = server.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 0}})
+    offered = {item["label"] for item in (result["items"] if isinstance(result, dict) else result)}
+    assert {"workflow_definition", "description", "proxy_location"} <= offered
