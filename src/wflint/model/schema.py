@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import model
+from . import editor_schema
 from . import types as t
 from .responses import RESPONSE_OBJECTS
 
@@ -267,10 +268,29 @@ def _document(file_name: str, title: str, root_ref: str, description: str, defs:
     }
 
 
+def _entry(file_name: str, title: str, description: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """A schema for any workflow file: the request, or an update body (``model.editor_schema``)."""
+    doc = _document(file_name, title, model.ENVELOPE.name, description, defs)
+    del doc["$ref"]
+    root = editor_schema.either_form(model.REQUEST.name, model.ENVELOPE.name)
+    return {**{k: doc[k] for k in ("$schema", "$id", "title", "description")}, **root, "$defs": doc["$defs"]}
+
+
 def documents() -> dict[str, dict[str, Any]]:
     """Every generated schema, by file name."""
     defs = all_defs()
     resp_defs = {**defs, **response_defs()}
+    either = "A workflow file: the create/update request, or an update body holding it (json_definition or yaml_definition)."
+    entries = {
+        "workflow-file.schema.json": _entry("workflow-file.schema.json", "Workflow file", either, defs),
+        "workflow-file.editor.schema.json": _entry(
+            "workflow-file.editor.schema.json",
+            "Workflow file (editor: unknown keys marked)",
+            either + " Unlike the other schemas, keys the service does not know are marked as errors: an editor "
+            "cannot show the linter's WF104 warning, and a misspelt key is the most common mistake.",
+            editor_schema.strict(defs),
+        ),
+    }
     return {
         "workflow-definition.schema.json": _document(
             "workflow-definition.schema.json",
@@ -308,7 +328,7 @@ def documents() -> dict[str, dict[str, Any]]:
             "The reply of POST /v1/scripts.",
             resp_defs,
         ),
-    }
+    } | entries
 
 
 def render(doc: dict[str, Any]) -> str:
