@@ -226,3 +226,14 @@ def test_names_that_are_not_identifiers_are_found_in_templates():
     prepared = navigation.prepare_rename(doc, use)
     assert prepared.placeholder == "start-url"
     assert doc.text[doc.lines.offset(prepared.range.start):doc.lines.offset(prepared.range.end)] == "start-url"
+
+
+def test_rule_links_default_to_the_repository_docs_as_sarif_links_them():
+    from wflint.lsp.diagnostics import rule_link
+    from wflint.report.links import rule_doc_url
+
+    doc = doc_of(FIXTURES / "invalid" / "next_block_label_typo.json")
+    (d,) = to_lsp(doc, findings(doc, Config()))
+    assert d.code_description.href == rule_doc_url("WF202", "unknown-next-block") or \
+        d.code_description.href.endswith("docs/rules.md#wf202-unknown-next-block")
+    assert rule_link("WF202", "unknown-next-block", "https://x.test/r.html") == "https://x.test/r.html#wf202-unknown-next-block"

@@ -20,6 +20,7 @@ from lsprotocol import types as lsp
 from .. import api
 from ..config import Config
 from ..diagnostics import Diagnostic
+from ..report.links import rule_anchor, rule_doc_url
 from ..workflow import routing
 from .documents import Document, looks_like_workflow, names, node_at
 
@@ -32,15 +33,20 @@ SEVERITY = {
 #: findings about something that does nothing: editors show their text faded
 UNNECESSARY = {"WF213", "WF900"}
 
-#: the rule catalogue; a link ``#wf201-duplicate-label`` points at one rule's section
+#: the checkout's rule catalogue, linked when the package metadata names no repository
 _LOCAL_DOCS = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
-PUBLIC_DOCS = "https://github.com/your-org/wflint/blob/main/docs/rules.md"
 
 
-def docs_base() -> str:
-    """The rule catalogue: the checkout's ``docs/rules.md`` when wflint runs from one, else the
-    repository's copy."""
-    return _LOCAL_DOCS.as_uri() if _LOCAL_DOCS.is_file() else PUBLIC_DOCS
+def rule_link(code: str, name: str, docs_url: str | None = None) -> str | None:
+    """Where a rule's documentation is: its section of ``docs_url`` (the client's
+    ``rulesDocsUrl``) when given, else of the repository's ``docs/rules.md`` (``report.links``,
+    as SARIF reports link it), else of the checkout's copy; None when there is none."""
+    if docs_url:
+        return f"{docs_url}#{rule_anchor(code, name)}"
+    public = rule_doc_url(code, name)
+    if public is not None:
+        return public
+    return f"{_LOCAL_DOCS.as_uri()}#{rule_anchor(code, name)}" if _LOCAL_DOCS.is_file() else None
 
 
 def excluded(path: str, config: Config) -> bool:
@@ -77,7 +83,6 @@ def findings(doc: Document, config: Config) -> list[Diagnostic]:
 
 
 def to_lsp(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) -> list[lsp.Diagnostic]:
-    base = docs_url or docs_base()
     out = []
     for d in diags:
         start = doc.source.offset(d.line, d.column)
@@ -88,13 +93,17 @@ def to_lsp(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) 
             message=message,
             severity=SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Warning),
             code=d.code,
-            code_description=lsp.CodeDescription(href=f"{base}#{d.code.lower()}-{d.name}"),
+            code_description=_description(rule_link(d.code, d.name, docs_url)),
             source="wflint",
             related_information=_related(doc, d, start) or None,
             tags=[lsp.DiagnosticTag.Unnecessary] if d.code in UNNECESSARY else None,
             data={"name": d.name},
         ))
     return out
+
+
+def _description(href: str | None) -> lsp.CodeDescription | None:
+    return lsp.CodeDescription(href=href) if href else None
 
 
 # =========================================================================== second places
