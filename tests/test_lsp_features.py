@@ -234,6 +234,6 @@ def test_rule_links_default_to_the_repository_docs_as_sarif_links_them():
 
     doc = doc_of(FIXTURES / "invalid" / "next_block_label_typo.json")
     (d,) = to_lsp(doc, findings(doc, Config()))
-    assert d.code_description.href == rule_doc_url("WF202", "unknown-next-block") or \
-        d.code_description.href.endswith("docs/rules.md#wf202-unknown-next-block")
+    assert d.code_description.href == rule_doc_url("WF202", "unknown-next-block")
+    assert d.code_description.href.endswith("/docs/rules.md#wf202-unknown-next-block")
     assert rule_link("WF202", "unknown-next-block", "https://x.test/r.html") == "https://x.test/r.html#wf202-unknown-next-block"
