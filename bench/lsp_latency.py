@@ -4,8 +4,9 @@ Starts the real server (``python -m wflint lsp``) over stdio, opens a workflow g
 ``fixtures/valid/nightly_order_status_sync.yaml`` to at least 60 blocks (as ``make_corpus.py``
 grows them), then makes ``--edits`` changes one after the other, alternately breaking a
 ``next_block_label`` (WF202) and restoring it, and measures, for each, the time from sending
-``textDocument/didChange`` to receiving the ``publishDiagnostics`` of that version (the
-debounce included). Each edit waits for its diagnostics before the next is sent.
+``textDocument/didChange`` to receiving the ``publishDiagnostics`` of that version. Each edit
+waits for its diagnostics before the next is sent, so each comes after a pause, as a
+keystroke does (bursts of changes less than 30 ms apart are debounced; see ``wflint.lsp.server``).
 
     python bench/lsp_latency.py              # needs the lsp extra: pip install -e '.[lsp]'
     python bench/lsp_latency.py --edits 100 --base fixtures/valid/freight_rate_quotes_v2.yaml

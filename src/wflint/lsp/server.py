@@ -1,8 +1,10 @@
 """The pygls wiring of ``wflint lsp``: documents in, features out, over stdio.
 
-Checks never run on the event loop: a change schedules one (debounced by ``DEBOUNCE_SECONDS``,
-a newer change cancels the pending one) on a worker thread, and its diagnostics are published
-only if the document has not changed since. Requests (hover, completion, ...) run on a second
+Checks never run on the event loop: a change schedules one on a worker thread, and its
+diagnostics are published only if the document has not changed since. A change after a pause is
+checked at once; a change that follows another within ``DEBOUNCE_SECONDS`` (a burst: a paste
+sent in pieces, an editor's formatting) waits until the burst has been quiet that long, a newer
+change cancelling the pending check. Requests (hover, completion, ...) run on a second
 worker thread, so a long check does not hold them up, and every handler turns an unexpected
 error into a logged message and an empty answer: a document never takes the server down.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,7 +36,7 @@ from . import actions, completion, hover, navigation, symbols
 from .diagnostics import findings, to_lsp
 from .documents import Document, is_workflow_path
 
-#: how long a burst of typing is left to settle before a check
+#: changes closer together than this are a burst, checked once it has been quiet this long
 DEBOUNCE_SECONDS = 0.03
 CONFIG_NAMES = (".wflint.toml", "pyproject.toml")
 _REQUEST_FAILED = -32803
@@ -89,6 +92,8 @@ class WflintServer(LanguageServer):
         self.checks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wflint-check")
         self.requests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wflint-request")
         self.pending: dict[str, asyncio.Task] = {}
+        #: uri → when its last change arrived (time.monotonic)
+        self.last_change: dict[str, float] = {}
         #: uri → (document, its findings) of the last check
         self.checked: dict[str, tuple[Document, list[Diagnostic]]] = {}
         #: uri → the diagnostics last published for it
@@ -126,6 +131,14 @@ class WflintServer(LanguageServer):
         return Document(uri, path, text_doc.source, text_doc.version, encoding, config.mode)
 
     # -- checks ------------------------------------------------------------------------------
+    def changed(self, uri: str) -> None:
+        """A change: checked at once after a pause, debounced within a burst."""
+        now = time.monotonic()
+        last = self.last_change.get(uri)
+        self.last_change[uri] = now
+        burst = last is not None and now - last < DEBOUNCE_SECONDS
+        self.schedule(uri, DEBOUNCE_SECONDS if burst else 0)
+
     def schedule(self, uri: str, delay: float = DEBOUNCE_SECONDS) -> None:
         task = self.pending.pop(uri, None)
         if task is not None:
@@ -224,7 +237,7 @@ def build() -> WflintServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: WflintServer, params: lsp.DidChangeTextDocumentParams) -> None:
         if ls.wanted(params.text_document.uri):
-            ls.schedule(params.text_document.uri)
+            ls.changed(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: WflintServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -235,6 +248,7 @@ def build() -> WflintServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: WflintServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        ls.last_change.pop(uri, None)
         task = ls.pending.pop(uri, None)
         if task is not None:
             task.cancel()
