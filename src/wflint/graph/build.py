@@ -21,7 +21,7 @@ from .drawing import Drawing, Edge, Group, LegendEntry, Node, shorten
 
 HINT_LIMIT = 44
 EDGE_LABEL_LIMIT = 40
-LEGEND_LIMIT = 110
+LEGEND_LIMIT = 200
 
 #: text fields that say what a block does, best first (the first non-empty one is shown)
 HINT_FIELDS = (
@@ -286,6 +286,9 @@ class _Builder:
         for (code, name, severity), n in sorted(counts.items(), key=lambda kv: (-SEVERITY_RANK[kv[0][2]], kv[0][0])):
             self.out.legend.append(LegendEntry(code, name, severity, n, shorten(first[code], LEGEND_LIMIT)))
         self.out.notes = [shorten(f"{x.code} (line {x.line}): {x.message}", LEGEND_LIMIT) for x in self.notes]
+        worst = max((SEVERITY_RANK[x.severity] for x in self.notes), default=None)
+        if worst is not None and worst >= SEVERITY_RANK["warning"]:
+            self.out.notes_severity = "error" if worst == SEVERITY_RANK["error"] else "warning"
 
 
 def _routing_fields(block: Block) -> tuple[Any, bool, tuple[Any, ...]]:

@@ -8,7 +8,7 @@ well, so no label or identifier can ever read as a keyword (``node``, ``edge``, 
 
 from __future__ import annotations
 
-from .drawing import BLOCK, END, LEGEND, MISSING, PARAM, START, Drawing, Edge, Group, Node, edge_look, node_look
+from .drawing import AMBER, RED, BLOCK, END, LEGEND, MISSING, PARAM, START, Drawing, Edge, Group, Node, edge_look, node_look
 
 FONT = "Helvetica"
 
@@ -87,9 +87,13 @@ def _members(drawing: Drawing, members: list, indent: str) -> list[str]:
 
 def render(drawing: Drawing) -> str:
     """The DOT text of a drawing (a ``digraph``, ending with a newline)."""
+    title, color = drawing.title, "#000000"
+    if drawing.notes_severity is not None:
+        title = ("✖ " if drawing.notes_severity == "error" else "⚠ ") + title + " (see Problems)"
+        color = RED if drawing.notes_severity == "error" else AMBER
     out = [
         "digraph workflow {",
-        f"  graph [label={quote(drawing.title)}, labelloc=t, fontname={quote(FONT)}, fontsize=14, rankdir=TB, "
+        f"  graph [label={quote(title)}, fontcolor={quote(color)}, labelloc=t, fontname={quote(FONT)}, fontsize=14, rankdir=TB, "
         "nodesep=0.35, ranksep=0.4];",
         f"  node [fontname={quote(FONT)}, fontsize=11, margin=\"0.15,0.06\"];",
         f"  edge [fontname={quote(FONT)}, fontsize=9, arrowsize=0.7];",
@@ -99,5 +103,6 @@ def render(drawing: Drawing) -> str:
     legend = drawing.legend_lines
     if legend:
         out.append("  " + _node(Node("legend", LEGEND, ["Problems", *legend])))
+        out.append('  { rank=sink; "legend"; }')
     out.append("}")
     return "\n".join(out) + "\n"

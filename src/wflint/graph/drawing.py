@@ -9,7 +9,10 @@ renderer escapes them.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
+
+LEGEND_WIDTH = 72
 
 #: node kinds
 BLOCK, PARAM, START, END, MISSING, LEGEND = "block", "param", "start", "end", "missing", "legend"
@@ -89,12 +92,18 @@ class Drawing:
         into.append(node.id)
         return node
 
+    #: the worst severity of the problems that belong to no block (shown on the title)
+    notes_severity: str | None = None
+
     @property
     def legend_lines(self) -> list[str]:
-        """The legend as text lines (every renderer shows the same words)."""
+        """The legend as text lines of at most ``LEGEND_WIDTH`` characters (every renderer
+        shows the same words): the codes on the picture, the problems that belong to no
+        block, what the styles mean."""
         mark = {"error": "✖", "warning": "⚠"}
-        out = [f"{mark.get(e.severity, 'ℹ')} {e.code} {e.name} ×{e.count}: {e.example}" for e in self.legend]
-        out += [f"• {note}" for note in self.notes]
+        out = [f"{mark.get(e.severity, 'ℹ')} {e.code} {e.name} ×{e.count}" for e in self.legend]
+        for note in self.notes:
+            out += textwrap.wrap(note, LEGEND_WIDTH, initial_indent="• ", subsequent_indent="  ")
         if out:
             out += style_key(self)
         return out

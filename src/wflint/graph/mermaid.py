@@ -89,7 +89,10 @@ def _members(drawing: Drawing, members: list, indent: str, styles: list[str]) ->
 def render(drawing: Drawing) -> str:
     """The Mermaid text of a drawing (a ``flowchart``, ending with a newline)."""
     styles: list[str] = []
-    out = ["---", f"title: {json.dumps(drawing.title, ensure_ascii=False)}", "---", "flowchart TB"]
+    title = drawing.title
+    if drawing.notes_severity is not None:
+        title = ("✖ " if drawing.notes_severity == "error" else "⚠ ") + title + " (see Problems)"
+    out = ["---", f"title: {json.dumps(title, ensure_ascii=False)}", "---", "flowchart TB"]
     out.extend(_members(drawing, drawing.members, "  ", styles))
     legend = drawing.legend_lines
     if legend:
