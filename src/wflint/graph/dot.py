@@ -1,22 +1,24 @@
 """A drawing as Graphviz DOT: one pure function, ``render``.
 
 Every identifier is generated (``b3``) and every text is a double-quoted DOT string, in which
-only the backslash (Graphviz reads ``\\n``, ``\\l``, ``\\N`` ... as escapes in labels) and the
-double quote need escaping; control characters become spaces. Node identifiers are quoted as
+the backslash (Graphviz reads ``\\n``, ``\\l``, ``\\N`` ... as escapes in labels), the double
+quote and the ampersand (Graphviz decodes entities such as ``&amp;`` in every label) are
+escaped; control characters become spaces. Node identifiers are quoted as
 well, so no label or identifier can ever read as a keyword (``node``, ``edge``, ``subgraph``).
 """
 
 from __future__ import annotations
 
-from .drawing import AMBER, RED, BLOCK, END, LEGEND, MISSING, PARAM, START, Drawing, Edge, Group, Node, edge_look, node_look
+
+from .drawing import AMBER, BLOCK, END, LEGEND, MISSING, PARAM, RED, START, Drawing, Edge, Group, Node, edge_look, node_look, plain
 
 FONT = "Helvetica"
 
 
 def quote(text: str) -> str:
     """``text`` as a DOT double-quoted string whose label shows exactly ``text``."""
-    clean = "".join(" " if ord(ch) < 32 or ord(ch) == 127 else ch for ch in text)
-    return '"' + clean.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    clean = plain(text)
+    return '"' + clean.replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;") + '"'
 
 
 def _lines(lines: list[str], *, left: bool = False) -> str:

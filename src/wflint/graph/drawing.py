@@ -10,6 +10,7 @@ renderer escapes them.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from dataclasses import dataclass, field
 
 LEGEND_WIDTH = 72
@@ -107,6 +108,12 @@ class Drawing:
         if out:
             out += style_key(self)
         return out
+
+
+def plain(text: str) -> str:
+    """``text`` on one line: control characters and line or paragraph separators become
+    spaces (no syntax can carry them inside a label, and a label is one line)."""
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
 
 
 def shorten(text: str, limit: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from .drawing import BLOCK, END, LEGEND, PARAM, START, Drawing, Edge, Group, Node, edge_look, node_look
+from .drawing import BLOCK, END, LEGEND, PARAM, START, Drawing, Edge, Group, Node, edge_look, node_look, plain
 
 #: characters written as ``#<code>;`` inside a quoted Mermaid text
 ESCAPED = set('#"<>&`|[](){}\\;')
@@ -21,12 +21,9 @@ ESCAPED = set('#"<>&`|[](){}\\;')
 def text(value: str) -> str:
     """``value`` for inside a quoted Mermaid label: the entity-coded form Mermaid decodes."""
     out = []
-    for ch in value:
-        code = ord(ch)
-        if code < 32 or code == 127:
-            out.append(" ")
-        elif ch in ESCAPED:
-            out.append(f"#{code};")
+    for ch in plain(value):
+        if ch in ESCAPED:
+            out.append(f"#{ord(ch)};")
         else:
             out.append(ch)
     return "".join(out)
