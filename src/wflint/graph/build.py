@@ -222,6 +222,9 @@ class _Builder:
         if not scope or all(sb.ref is finally_block for sb in scope):
             self.out.edges.append(Edge(start.id, end.id, d.ENDS))
 
+        if loop is not None and not any(e.target == end.id for e in self.out.edges):
+            into.remove(end.id)  # a body whose route never ends (a cycle): no end to draw
+            del self.out.nodes[end.id]
         if loop is None and fin is not None:
             if finally_block is not None:
                 node = self._block_node(finally_block, into, is_finally=True)
