@@ -231,8 +231,13 @@ class _Builder:
                 if finally_block.is_loop:
                     self._body(finally_block, node, into)
                 self.out.edges.append(Edge(end.id, node.id, d.FINALLY, "finally"))
+                if finally_block.next_label is not None:  # WF204: the finally block must end
+                    target = by_label.get(finally_block.next_label) or self.out.add(Node(
+                        self.new_id("m"), d.MISSING, ["missing: " + finally_block.next_label, "no such block here"],
+                        severity="error"), into).id
+                    self.out.edges.append(Edge(node.id, target, d.DANGLING, "not allowed: the finally block runs last"))
             else:
-                node = self.out.add(Node(self.new_id("m"), d.MISSING, ["missing: " + fin, "finally_block_label names no block"],
+                node = self.out.add(Node(self.new_id("m"), d.MISSING, ["missing: " + fin, "finally_block_label names no top-level block"],
                                          severity="error"), into)
                 self.out.edges.append(Edge(end.id, node.id, d.DANGLING, "finally"))
         return start.id
@@ -241,9 +246,8 @@ class _Builder:
         group = Group(self.new_id("c"), f"{loop.tag} {loop.label or ''}".strip() + ": body")
         into.append(group)
         body_start = self._scope(loop.children, loop, group.members)
-        cond = loop.data.get("condition")
-        expr = cond.get("expression") if loop.tag == "while_loop" and isinstance(cond, dict) else None
-        label = f"while {shorten(expr, EDGE_LABEL_LIMIT)}" if isinstance(expr, str) else "for each item"
+        # the loop's node says what it iterates over (its hint): the edge only says how
+        label = "while the condition holds" if loop.tag == "while_loop" else "for each item"
         self.out.edges.append(Edge(node.id, body_start, d.BODY, label))
         group.broken = any(self.out.nodes[m].severity == "error" or self.out.nodes[m].unreachable
                            for m in group.members if isinstance(m, str))
