@@ -159,7 +159,7 @@ def test_loop_bodies_are_nested_groups_with_their_own_start():
     assert titles(outer)[:2] == ["body start", "read_page"] and "open_order" not in titles(outer)
     assert titles(inner)[:3] == ["body start", "open_order", "check_paid"]
     edges = _edges(drawing)
-    assert ("each_page", "body start", "body", "while {{ has_next_page }}") in edges
+    assert ("each_page", "body start", "body", "while the condition holds") in edges
     assert ("each_order", "body start", "body", "for each item") in edges
 
 
