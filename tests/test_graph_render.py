@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -229,7 +230,7 @@ def test_hint_is_goal_prompt_or_url_truncated():
 # --------------------------------------------------------------------------- escaping
 
 
-KEYWORDS = ["end", "subgraph", "graph", "digraph", "node", "edge", "strict", "style", "class", "classDef",
+KEYWORDS = ["end", "subgraph", "style:", "classDef:", "title:", "---", "%%{init: {}}%%", "graph", "digraph", "node", "edge", "strict", "style", "class", "classDef",
             "click", "linkStyle", "default", "o", "x", "flowchart", "direction", "TB", "-->", "---", "==>",
             "<br/>", "&amp;", "#quot;", "#35;", "\\n", "\\l", "\\N", "\\", '"', "'", "`x`", "%%", ";", "|", ":::"]
 TEXT = st.one_of(
@@ -255,6 +256,8 @@ def _drawing(title: str, label: str, hint: str, branch: str, group: str) -> Draw
 def test_mermaid_shows_exactly_the_texts(mermaid_parser, title, label, hint, branch, group):
     text = mermaid.render(_drawing(title, label, hint, branch, group))
     result = mermaid_ok(mermaid_parser, text)
+    front = yaml.safe_load(text.split("---\n")[1])  # the front matter, as YAML reads it
+    assert front == {"title": plain(title).replace("<", "‹").replace(">", "›")}
     assert set(result["vertices"]) - {"c0"} == {"b0", "b1"}  # `style c0` names the subgraph
     assert result["vertices"]["b0"] == "<br>".join(plain(x) for x in (label, "task", hint))
     assert result["vertices"]["b1"] == "<br>".join(plain(x) for x in (hint, label))

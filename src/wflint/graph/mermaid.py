@@ -26,7 +26,16 @@ def text(value: str) -> str:
             out.append(f"#{ord(ch)};")
         else:
             out.append(ch)
-    return "".join(out)
+    # Mermaid drops the last ";" of a line where "style" or "classDef" is followed by ":" and
+    # "#" (to keep inline colours intact) before it decodes entities: hide those words
+    return "".join(out).replace("style", "#115;tyle").replace("classDef", "#99;lassDef")
+
+
+def front_matter_text(value: str) -> str:
+    """The title, for the YAML front matter (written as a JSON string, which YAML reads the
+    same). Mermaid shows it without decoding entities but cleans it as HTML, so ``<`` and
+    ``>`` become the look-alike ``‹`` and ``›`` there."""
+    return plain(value).replace("<", "‹").replace(">", "›")
 
 
 def _label(lines: list[str]) -> str:
@@ -89,7 +98,7 @@ def render(drawing: Drawing) -> str:
     title = drawing.title
     if drawing.notes_severity is not None:
         title = ("✖ " if drawing.notes_severity == "error" else "⚠ ") + title + " (see Problems)"
-    out = ["---", f"title: {json.dumps(title, ensure_ascii=False)}", "---", "flowchart TB"]
+    out = ["---", f"title: {json.dumps(front_matter_text(title), ensure_ascii=False)}", "---", "flowchart TB"]
     out.extend(_members(drawing, drawing.members, "  ", styles))
     legend = drawing.legend_lines
     if legend:
