@@ -278,3 +278,69 @@ def test_dot_shows_exactly_the_texts(title, label, hint, branch, group):
     assert dot_texts(objects["cluster_c0"]) == [plain(group)]
     (edge,) = graph["edges"]
     assert dot_texts(edge) == [plain(branch)]
+
+
+# --------------------------------------------------------------------------- routing.route
+
+
+def test_route_v1_is_list_order_without_the_finally_block():
+    from wflint.workflow.routing import ScopeBlock, route
+
+    r = route([ScopeBlock("a", "c"), ScopeBlock("f"), ScopeBlock("b"), ScopeBlock("c")], routed=False, finally_label="f")
+    assert [(e.source, e.target, e.via) for e in r.edges] == [("a", "b", ("sequence",)), ("b", "c", ("sequence",))]
+    assert r.start == "a" and not r.unreachable and not r.cyclic and not r.dangling
+
+
+def test_route_v2_start_unreachable_cycle_dangling():
+    from wflint.workflow.routing import ScopeBlock, route
+
+    blocks = [ScopeBlock("a", "b"), ScopeBlock("b", "c"), ScopeBlock("c", "b"), ScopeBlock("d", "nowhere"), ScopeBlock("f")]
+    r = route(blocks, routed=True, finally_label="f")
+    assert r.start == "a"
+    assert r.unreachable == {"d"}
+    assert {(e.source, e.target) for e in r.cyclic} == {("b", "c"), ("c", "b")}
+    assert [(e.source, e.target) for e in r.dangling] == [("d", "nowhere")]
+
+
+def test_route_v2_without_a_start_and_merges():
+    from wflint.workflow.routing import ScopeBlock, route
+
+    assert route([ScopeBlock("a", "b"), ScopeBlock("b", "a")], routed=True).start is None
+    blocks = [ScopeBlock("c", "m", True, ("x", None)), ScopeBlock("x"), ScopeBlock("m")]
+    r = route(blocks, routed=True)
+    assert [(e.source, e.target, e.via) for e in r.edges] == [("c", "x", ("branch", 0)), ("x", "m", ("merge", "c"))]
+    assert r.start == "c" and not r.unreachable
+
+
+def test_route_agrees_with_the_service_check_on_every_realistic_fixture():
+    """Where the rules (stage F) find a cycle, the route has cyclic edges; where they find
+    blocks nobody reaches, the route marks them; and a clean scope has neither."""
+    from wflint.api import inspect_file
+    from wflint.workflow import routing
+
+    for path in REALISTIC + GOLDEN:
+        for wf in inspect_file(path).workflows:
+            if wf.version < 2 or not wf.blocks:
+                continue
+            findings = {pos: f.kind for pos, f in routing.workflow_findings(wf)}
+            for pos, (loop, members) in enumerate(routing.scopes(wf)):
+                if any(b.label is None for b in members):
+                    continue
+                r = routing.route([routing.scope_block(b) for b in members], True, wf.finally_label if loop is None else None)
+                kind = findings.get(pos)
+                if kind == routing.CYCLE:
+                    assert r.cyclic, (path, pos)
+                if kind == routing.DISCONNECTED:
+                    assert r.unreachable, (path, pos)
+                if kind is None:
+                    assert not (r.cyclic or r.unreachable or r.dangling), (path, pos)
+
+
+def test_inspect_file_skips_non_workflows_met_in_a_directory(tmp_path):
+    from wflint.api import inspect_file
+
+    other = tmp_path / "ci.yaml"
+    other.write_text("on: push\njobs: {}\n", encoding="utf-8")
+    assert inspect_file(other, explicit=False) is None
+    found = inspect_file(GOLDEN[0], explicit=False)
+    assert found is not None and len(found.workflows) == 1
