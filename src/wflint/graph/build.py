@@ -156,91 +156,91 @@ class _Builder:
         return node
 
     def _scope(self, members: list[Block], loop: Block | None, into: list) -> str:
-        """Draw one scope into ``into``; returns the id of its start marker."""
+        """Draw one scope (the top level or a loop body) into ``into``; returns the id of its
+        start marker."""
         fin = self.wf.finally_label if loop is None else None
-        routed = self.wf.version >= 2
         scope = [routing.ScopeBlock(b.label if b.label is not None else f"\0{i}", *_routing_fields(b), ref=b)
                  for i, b in enumerate(members)]
-        route = routing.route(scope, routed, fin)
+        route = routing.route(scope, self.wf.version >= 2, fin)
         finally_block = next((b for b in members if fin is not None and b.label == fin), None)
-        by_label: dict[str, str] = {}
+        routed = [sb for sb in scope if sb.ref is not finally_block]
 
         start = self.out.add(Node(self.new_id("s"), d.START, ["start" if loop is None else "body start"]), into)
-        if route.start is None and any(b is not finally_block for b in members):
-            start.lines = ["no start block"]
-            start.severity = "error"
-        bodies: list[tuple[Block, Node]] = []
-        for sb in scope:
-            block = sb.ref
-            if block is finally_block:
-                continue
-            node = self._block_node(block, into, unreachable=sb.label in route.unreachable)
+        if route.start is None and routed:
+            start.lines, start.severity = ["no start block"], "error"
+        by_label: dict[str, str] = {}
+        for sb in routed:
+            node = self._block_node(sb.ref, into, unreachable=sb.label in route.unreachable)
             by_label.setdefault(sb.label, node.id)
-            if block.is_loop:
-                bodies.append((block, node))
-                self._body(block, node, into)
+            if sb.ref.is_loop:
+                self._body(sb.ref, node, into)
         end = self.out.add(Node(self.new_id("e"), d.END, ["end" if loop is None else "body end"]), into)
 
         if route.start is not None:
             self.out.edges.append(Edge(start.id, by_label[route.start], d.STARTS))
-        missing: dict[str, str] = {}
-        has_out: set[str] = set()
-        for e in route.edges:
-            source = by_label[e.source]
-            has_out.add(e.source)
-            label, default = None, False
-            kind = {"next": d.NEXT, "sequence": d.SEQUENCE, "branch": d.BRANCH, "merge": d.MERGE}[e.via[0]]
-            if kind == d.BRANCH:
-                label, default = branch_label(_branches(sb_of(scope, e.source))[e.via[1]])
-                label = shorten(label, EDGE_LABEL_LIMIT)
-            elif kind == d.MERGE:
-                label = f"merge point of {shorten(e.via[1], 24)}"
-            if e.target in by_label:
-                target = by_label[e.target]
-            else:
-                kind = d.DANGLING
-                if e.target not in missing:
-                    missing[e.target] = self.out.add(
-                        Node(self.new_id("m"), d.MISSING, ["missing: " + e.target, "no such block here"], severity="error"), into
-                    ).id
-                target = missing[e.target]
-            self.out.edges.append(Edge(source, target, kind, label, default, e in route.cyclic))
-        for sb in scope:
-            if sb.ref is finally_block:
-                continue
-            if sb.conditional and routed:
-                # a branch without a target (or aimed at the finally block) ends the route
-                for i, branch in enumerate(_branches(sb)):
-                    target = sb.branches[i]
-                    if not isinstance(target, str) or not target or target == fin:
-                        label, default = branch_label(branch)
-                        self.out.edges.append(Edge(by_label[sb.label], end.id, d.BRANCH, shorten(label, EDGE_LABEL_LIMIT), default))
-                if not _branches(sb):
-                    self.out.edges.append(Edge(by_label[sb.label], end.id, d.ENDS))
-            elif sb.label not in has_out:
-                self.out.edges.append(Edge(by_label[sb.label], end.id, d.ENDS))
-        if not scope or all(sb.ref is finally_block for sb in scope):
-            self.out.edges.append(Edge(start.id, end.id, d.ENDS))
-
+        elif not routed:
+            self.out.edges.append(Edge(start.id, end.id, d.ENDS))  # an empty scope
+        self._route_edges(routed, route, by_label, into)
+        self._ends(routed, route, by_label, end.id, fin)
         if loop is not None and not any(e.target == end.id for e in self.out.edges):
             into.remove(end.id)  # a body whose route never ends (a cycle): no end to draw
             del self.out.nodes[end.id]
         if loop is None and fin is not None:
-            if finally_block is not None:
-                node = self._block_node(finally_block, into, is_finally=True)
-                if finally_block.is_loop:
-                    self._body(finally_block, node, into)
-                self.out.edges.append(Edge(end.id, node.id, d.FINALLY, "finally"))
-                if finally_block.next_label is not None:  # WF204: the finally block must end
-                    target = by_label.get(finally_block.next_label) or self.out.add(Node(
-                        self.new_id("m"), d.MISSING, ["missing: " + finally_block.next_label, "no such block here"],
-                        severity="error"), into).id
-                    self.out.edges.append(Edge(node.id, target, d.DANGLING, "not allowed: the finally block runs last"))
-            else:
-                node = self.out.add(Node(self.new_id("m"), d.MISSING, ["missing: " + fin, "finally_block_label names no top-level block"],
-                                         severity="error"), into)
-                self.out.edges.append(Edge(end.id, node.id, d.DANGLING, "finally"))
+            self._finally(finally_block, fin, end.id, by_label, into)
         return start.id
+
+    def _route_edges(self, scope: list[routing.ScopeBlock], route: routing.Route, by_label: dict[str, str], into: list) -> None:
+        """The route's edges; a target the scope does not have is a visible "missing" node."""
+        missing: dict[str, str] = {}
+        kinds = {"next": d.NEXT, "sequence": d.SEQUENCE, "branch": d.BRANCH, "merge": d.MERGE}
+        for e in route.edges:
+            kind, label, default = kinds[e.via[0]], None, False
+            if kind == d.BRANCH:
+                source_block = next(sb for sb in scope if sb.label == e.source)
+                label, default = branch_label(_branches(source_block)[e.via[1]])
+                label = shorten(label, EDGE_LABEL_LIMIT)
+            elif kind == d.MERGE:
+                label = f"merge point of {shorten(e.via[1], 24)}"
+            target = by_label.get(e.target)
+            if target is None:
+                kind = d.DANGLING
+                if e.target not in missing:
+                    missing[e.target] = self._missing(e.target, "no such block here", into)
+                target = missing[e.target]
+            self.out.edges.append(Edge(by_label[e.source], target, kind, label, default, e in route.cyclic))
+
+    def _ends(self, scope: list[routing.ScopeBlock], route: routing.Route, by_label: dict[str, str], end: str, fin: str | None) -> None:
+        """Edges to the end: from every block with no way on, and (v2) from every branch
+        without a target or aimed at the finally block (the service cuts that edge)."""
+        has_out = {e.source for e in route.edges}
+        v2 = self.wf.version >= 2
+        for sb in scope:
+            source = by_label[sb.label]
+            if v2 and sb.conditional and _branches(sb):
+                for i, branch in enumerate(_branches(sb)):
+                    target = sb.branches[i]
+                    if not isinstance(target, str) or not target or target == fin:
+                        label, default = branch_label(branch)
+                        self.out.edges.append(Edge(source, end, d.BRANCH, shorten(label, EDGE_LABEL_LIMIT), default))
+            elif sb.label not in has_out:
+                self.out.edges.append(Edge(source, end, d.ENDS))
+
+    def _finally(self, block: Block | None, fin: str, end: str, by_label: dict[str, str], into: list) -> None:
+        """The finally block, after the end; a reference from it (WF204) is drawn too."""
+        if block is None:
+            node_id = self._missing(fin, "finally_block_label names no top-level block", into)
+            self.out.edges.append(Edge(end, node_id, d.DANGLING, "finally"))
+            return
+        node = self._block_node(block, into, is_finally=True)
+        if block.is_loop:
+            self._body(block, node, into)
+        self.out.edges.append(Edge(end, node.id, d.FINALLY, "finally"))
+        if block.next_label is not None:
+            target = by_label.get(block.next_label) or self._missing(block.next_label, "no such block here", into)
+            self.out.edges.append(Edge(node.id, target, d.DANGLING, "not allowed: the finally block runs last"))
+
+    def _missing(self, label: str, why: str, into: list) -> str:
+        return self.out.add(Node(self.new_id("m"), d.MISSING, ["missing: " + label, why], severity="error"), into).id
 
     def _body(self, loop: Block, node: Node, into: list) -> None:
         group = Group(self.new_id("c"), f"{loop.tag} {loop.label or ''}".strip() + ": body")
@@ -301,10 +301,6 @@ class _Builder:
 def _routing_fields(block: Block) -> tuple[Any, bool, tuple[Any, ...]]:
     sb = routing.scope_block(block)
     return sb.next, sb.conditional, sb.branches
-
-
-def sb_of(scope: list[routing.ScopeBlock], label: str) -> routing.ScopeBlock:
-    return next(sb for sb in scope if sb.label == label)
 
 
 def _branches(sb: routing.ScopeBlock) -> list[Any]:
