@@ -83,3 +83,9 @@ def test_missing_path_and_bad_format_are_usage_errors(tmp_path):
     assert r.exit_code == 2 and "no such file or directory" in r.stderr
     r = CliRunner().invoke(main, ["graph", str(FINALLY), "--format", "png"])
     assert r.exit_code == 2
+
+
+def test_a_directory_without_workflows_is_a_usage_error(tmp_path):
+    (tmp_path / "ci.yaml").write_text("on: push\n", encoding="utf-8")
+    r = run(str(tmp_path))
+    assert r.exit_code == 2 and "no workflow definition found" in r.stderr

@@ -170,6 +170,8 @@ def graph(paths, fmt, out, parameters) -> None:
 
     try:
         drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
+        if not drawn:
+            raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
         results = outputs(drawn, fmt, out)
         for dest, text in results:
             if dest is None:

@@ -91,6 +91,7 @@ class _Builder:
         self.notes: list[Diagnostic] = []
         self.diagnostics = diagnostics
         self.block_nodes: dict[int, str] = {}  # id(view block) -> node id
+        self.param_nodes: dict[str, str] = {}  # parameter key -> node id
 
     def new_id(self, kind: str) -> str:
         return f"{kind}{next(self.ids[kind])}"
@@ -256,7 +257,6 @@ class _Builder:
     def _parameters(self) -> None:
         group = Group(self.new_id("c"), "parameters")
         self.out.members.append(group)
-        self.param_nodes: dict[str, str] = {}
         for p in self.wf.params:
             lines = [p.key or "(no key)", p.type or "?"]
             node = self.out.add(Node(self.new_id("p"), d.PARAM, lines), group.members)
@@ -278,7 +278,7 @@ class _Builder:
         pairs.extend((r.name, site.block) for site, r in reads(self.wf) if site.block is not None)
         seen: set[tuple[str, str]] = set()
         for key, block in pairs:
-            source, target = getattr(self, "param_nodes", {}).get(key), self.block_nodes.get(id(block))
+            source, target = self.param_nodes.get(key), self.block_nodes.get(id(block))
             if source is None or target is None or (source, target) in seen:
                 continue
             seen.add((source, target))
