@@ -214,6 +214,50 @@ def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -
         yield from pool.map(_check_one, [(f, e, config) for f, e in files], chunksize=chunk)
 
 
+@dataclass
+class Inspection:
+    """One file's workflow views next to its diagnostics (after suppressions), for tools that
+    show a workflow rather than list its problems (``wflint graph``)."""
+
+    path: str
+    workflows: list[view.Workflow]
+    diagnostics: list[Diagnostic]
+
+
+def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None) -> Inspection:
+    """Like ``check_bytes``, keeping the workflow views the rules read."""
+    config = config or Config()
+    source, diags = decode(data, path)
+    workflows: list[view.Workflow] = []
+    if source is not None:
+        parsed = parse(source, None)
+        diags = [*diags, *parsed.diagnostics]
+        if parsed.root is not None and parsed.root.kind == "map":
+            unwrapped = unwrap.unwrap(source, parsed.root, parsed.format, config.mode)
+            diags.extend(unwrapped.diagnostics)
+            rules = active_rules(config)
+            for wf in unwrapped.workflows:
+                diags.extend(run_rules(wf, rules))
+                workflows.append(wf)
+    return Inspection(path, workflows, _postprocess(source, diags, config))
+
+
+def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> Inspection | None:
+    """Like ``check_file``: None when a file met while walking a directory is not a workflow."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return Inspection(str(path), [], check_file(path, config) or [])
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FileNotFoundError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not explicit and not _looks_like_workflow_bytes(data):
+        return None
+    found = inspect_bytes(data, str(path), config)
+    if not explicit and not found.workflows and not found.diagnostics:
+        return None
+    return found
+
+
 # ------------------------------------------------------------------------------ server side
 
 

@@ -220,6 +220,38 @@ def schema(output: Path, check_only: bool) -> None:
         click.echo(f"wrote {path}")
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="File to write, or a directory for one file per workflow [default: standard output].")
+@click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
+def graph(paths, fmt, out, parameters) -> None:
+    """Draw the routing of workflows, with their problems marked on the picture."""
+    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures
+
+    try:
+        drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
+        if not drawn:
+            raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
+        results = outputs(drawn, fmt, out)
+        for dest, text in results:
+            if dest is None:
+                click.echo(text, nl=False)
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(text, encoding="utf-8")
+    except (ConfigError, FileNotFoundError, GraphUsageError, GraphvizMissing, OSError) as exc:
+        click.echo(f"wflint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        click.echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_INTERNAL)
+    for p in drawn:
+        if p.drawing is None:
+            click.echo(f"wflint: {p.path}: cannot draw: {p.problem}", err=True)
+    sys.exit(EXIT_FINDINGS if any(p.drawing is None for p in drawn) else EXIT_OK)
+
+
 def _register_fix() -> None:
     from .fix import fix
 
