@@ -192,6 +192,17 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 
 
 @main.command()
+def lsp() -> None:
+    """Run the language server over stdio (needs: pip install 'wflint[lsp]')."""
+    try:
+        from .lsp.server import run  # imported here: the other commands do not pay for pygls
+    except ImportError as exc:
+        click.echo(f"wflint: the language server needs extra packages ({exc}); install them with: pip install 'wflint[lsp]'", err=True)
+        sys.exit(EXIT_USAGE)
+    run()
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
 def schema(output: Path, check_only: bool) -> None:
