@@ -20,21 +20,31 @@ from typing import Any, Callable
 #: set to 0 to disable the compiled path (for comparisons and the agreement tests)
 ENV_SWITCH = "WFLINT_FAST_VALIDATION"
 
-try:  # optional: without it every document takes the slow path, with the same findings
-    import jsonschema_rs as _rs
-except ImportError:  # pragma: no cover - depends on the environment
-    _rs = None
+_UNLOADED = object()
+_rs: Any = _UNLOADED
 
 #: id(schema) -> (schema kept alive so the id stays its own, compiled is_valid or None)
 _compiled: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
 
 
+def _module() -> Any:
+    """jsonschema_rs, imported on first use (``wflint rule`` never pays for it); None when it
+    is not installed: every document then takes the slow path, with the same findings."""
+    global _rs
+    if _rs is _UNLOADED:
+        try:
+            import jsonschema_rs as _rs
+        except ImportError:  # pragma: no cover - depends on the environment
+            _rs = None
+    return _rs
+
+
 def available() -> bool:
-    return _rs is not None and os.environ.get(ENV_SWITCH, "1") != "0"
+    return os.environ.get(ENV_SWITCH, "1") != "0" and _module() is not None
 
 
 def _compile(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
-    if _rs is None:
+    if _module() is None:
         return None
     try:
         # formats are annotations in 2020-12, as python-jsonschema treats them by default
