@@ -40,8 +40,16 @@ class Report:
     files_skipped: int = 0
 
 
+_ACTIVE: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Rule]] = {}
+
+
 def active_rules(config: Config) -> list[Rule]:
-    return [r for r in registry().values() if _enabled(config, r.code, r.name)]
+    """The rules ``config`` selects, worked out once per selection (not once per file)."""
+    key = (tuple(config.select), tuple(config.ignore))
+    rules = _ACTIVE.get(key)
+    if rules is None:
+        rules = _ACTIVE[key] = [r for r in registry().values() if _enabled(config, r.code, r.name)]
+    return list(rules)
 
 
 def _enabled(config: Config, code: str, name: str) -> bool:
