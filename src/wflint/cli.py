@@ -81,7 +81,7 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per idle CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 # -- reporting options: what is printed where (the work is done by report/ modules)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 and 3 still mean usage and internal errors).")
