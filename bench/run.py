@@ -151,10 +151,11 @@ def ensure_big(megabytes: int) -> Path:
     return out
 
 
-def bare_definitions(corpus: Path, count: int) -> list[Path]:
-    """Files of the corpus in the bare forms (a definition file, what the schema describes)."""
-    rows = (corpus / "manifest.tsv").read_text(encoding="utf-8").splitlines()[1:]
-    names = [r.split("\t")[0] for r in rows if r.split("\t")[3] in ("yaml", "json")]
+def bare_definitions(corpus: Path, count: int, clean: bool = False) -> list[Path]:
+    """Files of the corpus in the bare forms (a definition file, what the schema describes);
+    with ``clean``, only those without an injected mistake."""
+    rows = [r.split("\t") for r in (corpus / "manifest.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    names = [r[0] for r in rows if r[3] in ("yaml", "json") and (not clean or r[4] == "-")]
     step = max(1, len(names) // count)
     return [corpus / n for n in names[::step][:count]]
 
@@ -226,7 +227,7 @@ def load(port: int, clients: int, per_client: int, make_call) -> tuple[float, fl
     return len(latencies) / wall, pick(0.50), pick(0.99), failures[0]
 
 
-def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[str, int, float, float, float, int]], int]:
+def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[str, int, float, float, float, int]], int, int]:
     port = free_port()
     cmd = [*WFLINT, "serve", "--port", str(port), "--api-key", f"{API_KEY}=o_bench", "--log-level", "error"]
     t0 = time.perf_counter()
@@ -248,18 +249,23 @@ def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[
         startup = time.perf_counter() - t0
         # a realistic store: 50 workflows from the corpus, as json_definition bodies
         definitions = []
-        for f in bare_definitions(corpus, 50):
+        for f in bare_definitions(corpus, 50, clean=True):
             definitions.append(make_corpus.load_request(f))
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        wpids = []
+        wpids, stored_definitions = [], []
         for d in definitions:
             status, body = request(conn, "POST", "/v1/workflows", {"json_definition": d})
             if status == 200:
                 wpids.append(json.loads(body)["workflow_permanent_id"])
+                stored_definitions.append(d)
         conn.close()
         if not wpids:
             sys.exit("wflint serve refused every corpus workflow")
-        bodies = {w: {"json_definition": d} for w, d in zip(wpids, definitions)}
+        bodies = {w: {"json_definition": d} for w, d in zip(wpids, stored_definitions)}
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        _, page = request(conn, "GET", "/v1/workflows?page=1&page_size=10")
+        conn.close()
+        page_bytes = len(page)
         rows = []
 
         def list_call(conn, i, k):
@@ -274,7 +280,7 @@ def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[
                 per_client = max(5, per_client_total // clients)
                 rps, p50, p99, failed = load(port, clients, per_client, call)
                 rows.append((name, clients, rps, p50, p99, failed))
-        return startup, rows, len(wpids)
+        return startup, rows, len(wpids), page_bytes
     finally:
         proc.terminate()
         try:
@@ -378,9 +384,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows, ("what", "wall", "wall ratio", "CPU", "CPU ratio", "peak RSS", "note")))
 
     if "serve" not in args.skip:
-        startup, srows, stored = bench_serve(corpus, 60 if quick else 200)
-        print(f"\nwflint serve: start-up to the first /healthz answer {secs(startup)}; "
-              f"{stored} workflows stored; update = a json_definition of 3-60 blocks")
+        startup, srows, stored, page_bytes = bench_serve(corpus, 60 if quick else 200)
+        print(f"\nwflint serve: start-up to the first /healthz answer {secs(startup)}; {stored} workflows stored; "
+              f"list = GET /v1/workflows?page_size=10 ({page_bytes / 1e3:.0f} KB answer); "
+              f"update = POST /v1/workflows/{{id}} with a json_definition of 3-60 blocks")
         print(table([(what, str(c), f"{rps:.0f}", f"{p50:.1f} ms", f"{p99:.1f} ms", str(f)) for what, c, rps, p50, p99, f in srows],
                     ("request", "clients", "req/s", "p50", "p99", "non-200")))
     print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average now {os.getloadavg()[0]:.1f})")
