@@ -348,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"{wall / figures[ratio_to]:.2f}x {ratio_to}" if ratio_to else "1"
         cpu_ratio = f"{cpu / cpu_figures[ratio_to]:.2f}x" if ratio_to else "1"
         rows.append((what, secs(wall), ratio, secs(cpu), cpu_ratio, f"{rss} MB", note))
+        print(f"  {what}: {secs(wall)} wall, {secs(cpu)} CPU, {rss} MB", file=sys.stderr, flush=True)
 
     add("floor", f"parse floor: libyaml compose of {n} files, one process", measure(floor_cmd(corpus), repeat=2), None)
     measured = measure([*WFLINT, "check", str(corpus), "--format", "json"], repeat=2)
