@@ -227,7 +227,16 @@ def load(port: int, clients: int, per_client: int, make_call) -> tuple[float, fl
     return len(latencies) / wall, pick(0.50), pick(0.99), failures[0]
 
 
-def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[str, int, float, float, float, int]], int, int]:
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds a running process has used so far (Linux ``/proc``; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, float | None, list[tuple[str, int, float, float, float, int]], int, int]:
     port = free_port()
     cmd = [*WFLINT, "serve", "--port", str(port), "--api-key", f"{API_KEY}=o_bench", "--log-level", "error"]
     t0 = time.perf_counter()
@@ -247,6 +256,7 @@ def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[
                     sys.exit("wflint serve did not answer within 30 s")
                 time.sleep(0.005)
         startup = time.perf_counter() - t0
+        startup_cpu = process_cpu(proc.pid)
         # a realistic store: 50 workflows from the corpus, as json_definition bodies
         definitions = []
         for f in bare_definitions(corpus, 50, clean=True):
@@ -280,7 +290,7 @@ def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, list[tuple[
                 per_client = max(5, per_client_total // clients)
                 rps, p50, p99, failed = load(port, clients, per_client, call)
                 rows.append((name, clients, rps, p50, p99, failed))
-        return startup, rows, len(wpids), page_bytes
+        return startup, startup_cpu, rows, len(wpids), page_bytes
     finally:
         proc.terminate()
         try:
@@ -385,8 +395,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows, ("what", "wall", "wall ratio", "CPU", "CPU ratio", "peak RSS", "note")))
 
     if "serve" not in args.skip:
-        startup, srows, stored, page_bytes = bench_serve(corpus, 60 if quick else 200)
-        print(f"\nwflint serve: start-up to the first /healthz answer {secs(startup)}; {stored} workflows stored; "
+        startup, startup_cpu, srows, stored, page_bytes = bench_serve(corpus, 60 if quick else 200)
+        cpu_note = f" ({secs(startup_cpu)} CPU)" if startup_cpu is not None else ""
+        print(f"\nwflint serve: start-up to the first /healthz answer {secs(startup)}{cpu_note}; {stored} workflows stored; "
               f"list = GET /v1/workflows?page_size=10 ({page_bytes / 1e3:.0f} KB answer); "
               f"update = POST /v1/workflows/{{id}} with a json_definition of 3-60 blocks")
         print(table([(what, str(c), f"{rps:.0f}", f"{p50:.1f} ms", f"{p99:.1f} ms", str(f)) for what, c, rps, p50, p99, f in srows],
