@@ -1,7 +1,7 @@
 """Measure wflint side by side with what it cannot beat, in one run (a script, not a test).
 
-    python bench/run.py            # about 4-6 minutes on a 2-core machine
-    python bench/run.py --quick    # smaller corpus, fewer repeats: about a minute
+    python bench/run.py            # about 3 minutes on the busy 2-core machine (7-9 when very busy)
+    python bench/run.py --quick    # 200 files, fewer repeats and requests: about 1.5 minutes
 
 Run it with the interpreter that has wflint installed (``.venv/bin/python``). Every figure
 is the wall time of a fresh process (start-up and imports included) and the peak resident
@@ -327,7 +327,7 @@ def findings_summary(out: str, corpus: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Measure wflint side by side with its floors.")
-    ap.add_argument("--quick", action="store_true", help="200-file corpus, fewer repeats and requests (about a minute)")
+    ap.add_argument("--quick", action="store_true", help="200-file corpus, fewer repeats and requests")
     ap.add_argument("--repeat", type=int, default=None, help="runs per short measurement (median; default 5, quick 3)")
     ap.add_argument("--skip", action="append", default=[], choices=["check-jsonschema", "scaling", "big", "serve"],
                     help="leave a section out (repeatable)")
