@@ -4,9 +4,9 @@
     python bench/run.py --quick    # 200 files, fewer repeats and requests: about 1.5 minutes
 
 Run it with the interpreter that has wflint installed (``.venv/bin/python``). Every figure
-is the wall time of a fresh process (start-up and imports included) and the peak resident
-memory of the largest process of its tree (``wait4``'s ``ru_maxrss``), so the rows compare
-like with like:
+is the wall time of a fresh process (start-up and imports included), its CPU time (user +
+system, with the worker processes it reaped) and the peak resident memory of the largest
+process of its tree (``wait4``'s ``ru_maxrss``), so the rows compare like with like:
 
 * **corpus** (``bench/corpus``, made by ``make_corpus.py`` when missing): the parse floor
   (libyaml's C composer over every file, one process), ``wflint check`` with the default
