@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .api import InternalError, Report, check_bytes, check_paths
-from .config import Config, ConfigError, discover, load
+from .api import MAX_FILE_BYTES, InternalError, Report, check_paths, check_stdin
+from .config import Config, ConfigError, discover, load, settings_text
 from .diagnostics import at_or_above, finalize
 from .report.formats import FORMATS
 
@@ -63,8 +63,18 @@ def main() -> None:
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug) -> None:
-    """Check workflow files and directories ('-' reads standard input)."""
+# -- which files (item: discovery) ------------------------------------------------------------
+@click.option("--show-files", is_flag=True, help="List the files checked, and why each other file met was not; no findings.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list on standard error the files checked and skipped, with reasons.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings (configuration file and options) and exit.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
+@click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug,
+          show_files, verbose, show_settings, respect_gitignore, follow_links) -> None:
+    """Check workflow files and directories ('-' reads standard input; no path means '.').
+
+    Only files whose content is a workflow are checked, however they are named; `--show-files`
+    says which, and why the others were left alone."""
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
         if select:
@@ -75,15 +85,20 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.fail_level = fail_level
         if mode:
             cfg.mode = mode
+        if respect_gitignore is not None:
+            cfg.respect_gitignore = respect_gitignore
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    if not paths:
-        click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
-        sys.exit(EXIT_USAGE)
+    if show_settings:
+        from .discovery import base_dir
+
+        click.echo(settings_text(cfg, str(base_dir(cfg))), nl=False)
+        sys.exit(EXIT_OK)
+    paths = paths or (".",)
     try:
-        report, lines = _run(paths, cfg, stdin_filename, jobs)
+        report, lines = _run(paths, cfg, stdin_filename, jobs, follow_links)
     except FileNotFoundError as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -94,24 +109,38 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
     from .rules import registry
+    from .report.file_list import file_list, no_files_warning
 
+    if show_files:
+        click.echo(file_list(report.checked, report.reasons, report.skipped), nl=False)
+        sys.exit(EXIT_OK)
+    if verbose:
+        click.echo(file_list(report.checked, report.reasons, report.skipped), nl=False, err=True)
     text = FORMATS[fmt](diags, lines, registry())
     if text:
         click.echo(text, nl=False)
-    if fmt == "full" and not diags:
+    if not report.checked:  # never silently green: said in every format (exit status as ruff: see README)
+        click.echo(no_files_warning(report.skipped), err=True)
+    elif fmt == "full" and not diags:
         click.echo(f"All checks passed ({report.files_checked} file{'s' if report.files_checked != 1 else ''}).", err=True)
     sys.exit(EXIT_FINDINGS if any(at_or_above(d.severity, cfg.fail_level) for d in diags) else EXIT_OK)
 
 
-def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None) -> tuple[Report, _LineCache]:
+def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None,
+         follow_links: bool = False) -> tuple[Report, _LineCache]:
     files = [p for p in paths if p != "-"]
-    report = check_paths(files, cfg, jobs=jobs) if files else Report()
+    report = check_paths(files, cfg, jobs=jobs, follow_links=follow_links) if files else Report()
     lines = _LineCache()
     if "-" in paths:
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
         name = stdin_filename or "<stdin>"
-        report.diagnostics.extend(check_bytes(data, name, cfg))
-        report.files_checked += 1
+        result = check_stdin(data, name, cfg)
+        if result.diagnostics is None:
+            report.skipped.append((name, result.reason))
+        else:
+            report.checked.append(name)
+            report.reasons[name] = result.reason
+            report.diagnostics.extend(result.diagnostics)
         lines = _LineCache(name, data.decode("utf-8-sig", errors="replace"))
     return report, lines
 

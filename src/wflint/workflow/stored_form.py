@@ -1,0 +1,149 @@
+"""The service's stored form of a workflow, and the request it came from.
+
+GET and list answer a workflow as the service stores it: ids and timestamps at the top
+(``workflow_id``, ``organization_id``, ``workflow_permanent_id``, ``created_at`` ...), an
+``output`` parameter per block, ids and timestamps on every parameter, an
+``output_parameter`` object on every block, ``parameter_keys`` replaced by the full parameter
+objects, ``loop_over_parameter_key`` by a ``loop_over`` object, a context parameter's
+``source_parameter_key`` by a ``source`` object, and ids on branch conditions. Teams pull
+definitions into git this way (``skyvern workflow get --definition-file`` writes the stored
+definition under the request's top-level keys).
+
+``is_stored_form`` recognises it; ``to_request`` gives back the request the service would
+store the same way: every field the request model does not know is dropped, and the replaced
+fields get their request names back. What to keep comes from the declarative model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import model as M
+from ..document.nodes import Node
+
+#: top-level keys only the service writes
+SERVER_TOP_KEYS = ("workflow_id", "organization_id", "workflow_permanent_id", "created_at", "modified_at",
+                   "deleted_at")
+
+
+def _stored_definition(defn: Node | None) -> bool:
+    if defn is None or defn.kind != "map":
+        return False
+    for seq_key in ("blocks", "parameters"):
+        seq = defn.get(seq_key)
+        if seq is None or seq.kind != "seq":
+            continue
+        for item in seq.items:
+            if item.kind != "map":
+                continue
+            keys = item.keys()
+            # ids only the service writes (an output parameter alone is a request's mistake, WF208)
+            if "output_parameter" in keys or any(isinstance(k, str) and k.endswith("_parameter_id") for k in keys):
+                return True
+    return False
+
+
+def is_stored_form(root: Node) -> bool:
+    """A mapping holding a workflow as the service answers it (or its stored definition)."""
+    if root.kind != "map":
+        return False
+    keys = root.keys()
+    if "workflow_definition" not in keys and not ("parameters" in keys and "blocks" in keys):
+        return False
+    if any(k in keys for k in SERVER_TOP_KEYS):
+        return True
+    return _stored_definition(root.get("workflow_definition") or root)
+
+
+def server_field_count(data: Any) -> int:
+    """How many values ``to_request`` drops or rewrites (for the diagnostic's message)."""
+    converted = to_request(data)
+    return _count(data) - _count(converted)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count(v) for v in value)
+    return 0
+
+
+def to_request(data: Any) -> Any:
+    """The create/update request for a stored workflow (plain data in, plain data out)."""
+    if not isinstance(data, dict):
+        return data
+    if "workflow_definition" not in data and "blocks" in data:
+        return _definition(data)
+    request_keys = M.known_keys(M.REQUEST)
+    out = {k: v for k, v in data.items() if k in request_keys}
+    if isinstance(out.get("workflow_definition"), dict):
+        out["workflow_definition"] = _definition(out["workflow_definition"])
+    return out
+
+
+def _definition(defn: dict[str, Any]) -> dict[str, Any]:
+    keys = M.known_keys(M.DEFINITION)
+    out = {k: v for k, v in defn.items() if k in keys}
+    params = out.get("parameters")
+    if isinstance(params, list):
+        out["parameters"] = [_parameter(p) for p in params
+                             if not (isinstance(p, dict) and p.get("parameter_type") == "output")]
+        out["parameters"] = [p for p in out["parameters"] if not _added_by_service(p)]
+    if isinstance(out.get("blocks"), list):
+        out["blocks"] = [_block(b) for b in out["blocks"]]
+    return out
+
+
+def _added_by_service(p: Any) -> bool:
+    # the platform SMTP secrets the service adds for a send_email block (and its placeholders)
+    return isinstance(p, dict) and p.get("parameter_type") == "aws_secret" and (
+        str(p.get("aws_key", "")).startswith("UNUSED_") or str(p.get("description", "")).startswith("Skyvern platform SMTP"))
+
+
+def _key_of(value: Any) -> Any:
+    return value.get("key") if isinstance(value, dict) else value
+
+
+def _inverse_replaces(model: M.ObjectModel) -> dict[str, str]:
+    return {stored: request for request, stored in model.extra.get("stored_replaces", {}).items()}
+
+
+def _parameter(p: Any) -> Any:
+    if not isinstance(p, dict):
+        return p
+    model = M.PARAMETER_TYPES.get(p.get("parameter_type"))
+    if model is None:
+        return p
+    replaced = _inverse_replaces(model)
+    keys = M.known_keys(model)
+    out: dict[str, Any] = {}
+    for k, v in p.items():
+        if k in replaced:
+            out[replaced[k]] = _key_of(v)
+        elif k in keys:
+            out[k] = v
+    return out
+
+
+def _block(b: Any) -> Any:
+    if not isinstance(b, dict):
+        return b
+    model = M.BLOCK_TYPES.get(b.get("block_type"))
+    if model is None:
+        return b
+    replaced = _inverse_replaces(model)
+    keys = M.known_keys(model)
+    out: dict[str, Any] = {}
+    for k, v in b.items():
+        if k in replaced:
+            out[replaced[k]] = _key_of(v)
+        elif k == "parameters" and "parameter_keys" in keys:
+            out["parameter_keys"] = [_key_of(p) for p in v or []]
+        elif k == "loop_blocks" and isinstance(v, list):
+            out[k] = [_block(child) for child in v]
+        elif k == "branch_conditions" and isinstance(v, list):
+            out[k] = [{ck: cv for ck, cv in c.items() if ck != "id"} if isinstance(c, dict) else c for c in v]
+        elif k in keys:
+            out[k] = v
+    return out
