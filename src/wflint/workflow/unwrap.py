@@ -73,7 +73,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
             out.diagnostics.append(_report(
                 STORED_FORM, f"this file holds the workflow as the service stores it (GET/list answer: ids, "
                 f"timestamps, output parameters; {dropped} server-written values), not a request: the service "
-                "refuses its output parameters (422) and drops the rest; the request it converts to is checked below",
+                "refuses its output parameters (422) and drops the rest; wflint checks the request it converts to",
                 root, source.path, end=False, help="run `wflint fix` to rewrite it as a request"))
         if "workflow_definition" not in root.keys() and "parameters" in root.keys() and "blocks" in root.keys():
             # a bare definition: checked as the workflow_definition of a request
