@@ -3,8 +3,9 @@
 Each file gets a workflow id derived from its path (as given on the command line, in POSIX
 form), so scripts can rely on the id across runs. A ``.json`` file is an update body (with
 ``json_definition`` / ``yaml_definition``) or a bare request object; a ``.yaml``/``.yml``
-file is sent as ``yaml_definition``. Seeds go through the same pipeline as requests, so a
-file the service would refuse stops the server with the service's answer. With ``--db``,
+file is sent as ``yaml_definition``. Seeds go through the same pipeline as requests: a file
+the service would refuse is reported with the service's answer and the others are seeded
+(``--seed-strict`` refuses to start instead). With ``--db``,
 an unchanged file is left alone on restart and a changed one becomes a new version.
 """
 
@@ -85,23 +86,47 @@ def _is_workflow(path: Path, text: str) -> bool:
     return any(k in text for k in ("workflow_definition", "json_definition", "yaml_definition"))
 
 
-def seed(state: ServerState, organization_id: str, paths: Iterable[str]) -> list[Seeded]:
+@dataclass
+class NotSeeded:
+    path: str
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.path}: not seeded: {self.reason}"
+
+
+def seed(state: ServerState, organization_id: str, paths: Iterable[str],
+         failures: list[NotSeeded] | None = None) -> list[Seeded]:
+    """Create or update a workflow per definition file. A file that cannot be read or that
+    the service would refuse raises ``SeedError``, or, given a ``failures`` list, is added to
+    it while the other files are seeded."""
     out = []
     explicit = {Path(p) for p in paths}
     for path in seed_files(paths):
-        text = path.read_text(encoding="utf-8")
-        if path not in explicit and not _is_workflow(path, text):
-            continue
-        wpid = seed_id(path)
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        existing = state.store.latest(organization_id, wpid, include_deleted=True)
-        if existing is not None and state.store.seed_hash(wpid) == digest:
-            out.append(Seeded(wpid, existing["title"], path.as_posix(), existing["version"]))
-            continue
         try:
-            doc, _ = save_workflow(state, organization_id, _body(path, text), wpid=wpid, create=existing is None)
-        except Reply as reply:
-            raise SeedError(f"{path}: the service would answer {reply.status}: {json.dumps(reply.body)}") from None
-        state.store.set_seed_hash(wpid, digest)
-        out.append(Seeded(wpid, doc["title"], path.as_posix(), doc["version"]))
+            out.extend(_seed_one(state, organization_id, path, path in explicit))
+        except SeedError as exc:
+            if failures is None:
+                raise
+            failures.append(NotSeeded(path.as_posix(), str(exc).removeprefix(f"{path}: ")))
     return out
+
+
+def _seed_one(state: ServerState, organization_id: str, path: Path, explicit: bool) -> list[Seeded]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SeedError(f"{path}: cannot read: {exc}") from None
+    if not explicit and not _is_workflow(path, text):
+        return []
+    wpid = seed_id(path)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    existing = state.store.latest(organization_id, wpid, include_deleted=True)
+    if existing is not None and state.store.seed_hash(wpid) == digest:
+        return [Seeded(wpid, existing["title"], path.as_posix(), existing["version"])]
+    try:
+        doc, _ = save_workflow(state, organization_id, _body(path, text), wpid=wpid, create=existing is None)
+    except Reply as reply:
+        raise SeedError(f"{path}: the service would answer {reply.status}: {json.dumps(reply.body)}") from None
+    state.store.set_seed_hash(wpid, digest)
+    return [Seeded(wpid, doc["title"], path.as_posix(), doc["version"])]
