@@ -137,7 +137,8 @@ def _block(b: Any) -> Any:
     out: dict[str, Any] = {}
     for k, v in b.items():
         if k in replaced:
-            out[replaced[k]] = _key_of(v)
+            if v is not None and not _added_by_service(v):  # null, or the service's own: omitted
+                out[replaced[k]] = _key_of(v)
         elif k == "parameters" and "parameter_keys" in keys:
             out["parameter_keys"] = [_key_of(p) for p in v or []]
         elif k == "loop_blocks" and isinstance(v, list):
