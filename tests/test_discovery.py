@@ -210,3 +210,38 @@ def test_stdin_obeys_the_size_limit(monkeypatch):
     monkeypatch.setattr(cli, "MAX_FILE_BYTES", 100)
     r = run("check", "--format", "concise", "-", input=VALID * 10)
     assert r.exit_code == 1 and "WF006" in r.stdout and "standard input is too large" in r.stdout
+
+
+def test_an_unreadable_directory_is_reported_whoever_runs_the_tests(tmp_path, monkeypatch):
+    import wflint.discovery as discovery
+
+    write(tmp_path, {"ok.yaml": VALID, "locked/flow.yaml": VALID})
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(discovery.os, "scandir", scandir)
+    report = check_paths([tmp_path], Config())
+    assert report.checked == [f"{tmp_path}/ok.yaml"]
+    assert [(d.code, d.message) for d in report.diagnostics] == [
+        ("WF006", f"cannot read directory {tmp_path}/locked: Permission denied")]
+
+
+def test_a_file_that_vanishes_after_the_walk_is_reported_and_the_run_goes_on(tmp_path, monkeypatch):
+    import wflint.api as api
+
+    write(tmp_path, {"a.yaml": VALID, "b.yaml": VALID})
+    real_read = api.read_limited
+
+    def read(path):
+        if path.name == "a.yaml":
+            path.unlink()
+        return real_read(path)
+
+    monkeypatch.setattr(api, "read_limited", read)
+    report = check_paths([tmp_path], Config(), jobs=1)
+    assert report.checked == [f"{tmp_path}/b.yaml"]
+    assert [d.code for d in report.diagnostics] == ["WF006"] and "No such file" in report.diagnostics[0].message

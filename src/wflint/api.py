@@ -20,7 +20,7 @@ from .workflow import view
 from .workflow.recognize import recognize
 from .config import Config
 from .diagnostics import Diagnostic, Pos, ServiceVerdict, finalize, make
-from .discovery import MAX_FILE_BYTES, Candidate, Globs, TooLarge, base_dir, discover, read_limited
+from .discovery import MAX_FILE_BYTES, Candidate, Globs, TooLarge, base_dir, discover, read_limited, unreadable_reason
 from .document.parse import parse
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
@@ -98,6 +98,8 @@ class FileResult:
 
     diagnostics: list[Diagnostic] | None
     reason: str
+    #: False when the file could not be read (its diagnostics are then its WF006)
+    read: bool = True
 
 
 def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
@@ -162,7 +164,7 @@ def check_file(path: Path, config: Config | None = None, *, explicit: bool = Tru
     try:
         data = read_limited(path)
     except OSError as exc:
-        return [unreadable(shown, f"cannot read {shown}: {exc.strerror or exc}")]
+        return [unreadable(shown, unreadable_reason(path, shown, exc))]
     return _check_data(data, shown, config, None, not explicit).diagnostics
 
 
@@ -172,10 +174,10 @@ def _check_candidate(candidate: Candidate, config: Config, codes: list[str]) -> 
     try:
         data = read_limited(candidate.path)
     except TooLarge as exc:
-        return FileResult(_postprocess(None, [unreadable(candidate.shown, str(exc))], config), "too large to read")
-    except OSError as exc:
-        message = f"cannot read {candidate.shown}: {exc.strerror or exc}"
-        return FileResult(_postprocess(None, [unreadable(candidate.shown, message)], config), "unreadable")
+        return FileResult(_postprocess(None, [unreadable(candidate.shown, str(exc))], config), "too large to read", False)
+    except OSError as exc:  # it vanished or changed since the walk
+        message = unreadable_reason(candidate.path, candidate.shown, exc)
+        return FileResult(_postprocess(None, [unreadable(candidate.shown, message)], config), "unreadable", False)
     result = _check_data(data, candidate.shown, config, None, not candidate.declared)
     if candidate.declared:
         result.reason = "declared a workflow by the configuration's include"
@@ -186,7 +188,8 @@ def check_stdin(data: bytes, name: str, config: Config) -> FileResult:
     """Standard input, which obeys the file size limit and, like a file, is checked only
     when its content is a workflow."""
     if len(data) > MAX_FILE_BYTES:
-        return FileResult([unreadable(name, f"standard input is too large to be a workflow definition (over {MAX_FILE_BYTES} bytes)")], "too large")
+        message = f"standard input is too large to be a workflow definition (over {MAX_FILE_BYTES} bytes)"
+        return FileResult(_postprocess(None, [unreadable(name, message)], config), "too large to read", False)
     return _check_data(data, name, config, None, True)
 
 
@@ -213,8 +216,9 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
     else:
         results = [_check_candidate(c, config, codes) for c, codes in work]
     for (candidate, _), result in zip(work, results):
-        if result.diagnostics is None:
+        if result.diagnostics is None or not result.read:
             report.skipped.append((candidate.shown, result.reason))
+            report.diagnostics.extend(result.diagnostics or [])
             continue
         report.checked.append(candidate.shown)
         report.reasons[candidate.shown] = result.reason

@@ -180,13 +180,10 @@ def _named(path: Path, globs: Globs, out: Discovery) -> None:
     if globs.excluded(path):
         out.skipped.append((shown, "excluded by the configuration's exclude"))
         return
-    if path.is_symlink() and not path.exists():
-        out.problems.append(Problem(shown, f"{shown} is a symbolic link to {os.readlink(path)!r}, which does not exist"))
-        return
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        out.problems.append(Problem(shown, f"cannot read {shown}: {exc.strerror or exc}"))
+        out.problems.append(Problem(shown, unreadable_reason(path, shown, exc)))
         return
     if not stat.S_ISREG(mode):
         out.skipped.append((shown, "not a regular file (use '-' to read standard input)"))
@@ -249,7 +246,7 @@ def _classify(entry: os.DirEntry, real_top: Path, follow_links: bool, globs: Glo
         return
     if is_link:
         if not path.exists():
-            out.problems.append(Problem(shown, f"{shown} is a symbolic link to {os.readlink(path)!r}, which does not exist"))
+            out.problems.append(Problem(shown, unreadable_reason(path, shown)))
             return
         target = Path(os.path.realpath(path))
         if not follow_links and real_top not in target.parents:
@@ -258,12 +255,19 @@ def _classify(entry: os.DirEntry, real_top: Path, follow_links: bool, globs: Glo
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        out.problems.append(Problem(shown, f"cannot read {shown}: {exc.strerror or exc}"))
+        out.problems.append(Problem(shown, unreadable_reason(path, shown, exc)))
         return
     if not stat.S_ISREG(mode):
         out.skipped.append((shown, "not a regular file (a FIFO, device or socket)"))
         return
     yield "file", Candidate(path, shown, False, globs.included(path))
+
+
+def unreadable_reason(path: Path, shown: str, exc: OSError | None = None) -> str:
+    """Why ``path`` cannot be read, in words: a dangling link says where it points."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"{shown} is a symbolic link to {os.readlink(path)!r}, which does not exist"
+    return f"cannot read {shown}: {(exc.strerror or exc) if exc else 'unknown error'}"
 
 
 def read_limited(path: Path) -> bytes:
