@@ -245,3 +245,23 @@ def test_a_file_that_vanishes_after_the_walk_is_reported_and_the_run_goes_on(tmp
     report = check_paths([tmp_path], Config(), jobs=1)
     assert report.checked == [f"{tmp_path}/b.yaml"]
     assert [d.code for d in report.diagnostics] == ["WF006"] and "No such file" in report.diagnostics[0].message
+
+
+@pytest.mark.parametrize("text", [
+    "definition:\n  steps: []\n",                      # another tool's key, close to json_definition
+    '{"$schema": "x", "definitions": {}, "type": "object"}',  # a JSON Schema
+    "parameters: {a: 1}\nsteps: []\n",
+    "# yaml-language-server: $schema=https://json.schemastore.org/github-workflow.json\non: push\n",
+])
+def test_other_files_are_not_taken_for_workflows(tmp_path, text):
+    f = tmp_path / "f.yaml"
+    f.write_text(text)
+    report = check_paths([f], Config())
+    assert report.checked == [] and report.skipped[0][1].startswith("not a workflow")
+
+
+def test_a_bare_definition_is_checked_as_the_definition_of_a_request(tmp_path):
+    f = tmp_path / "f.yaml"
+    f.write_text("parameters: []\nblocks:\n  - block_type: navigation\n    label: go\n")
+    diags = check_paths([f], Config()).diagnostics
+    assert [(d.code, d.line) for d in diags] == [("WF101", 3)] and "navigation_goal" in diags[0].message

@@ -65,3 +65,15 @@ def test_run_endpoints_say_the_mock_does_not_run_workflows(method, path):
     assert r.status_code == 501
     assert "does not run them" in r.json()["detail"] and path in r.json()["detail"]
     assert c.request(method, path, json={}).status_code == 403  # auth still comes first
+
+
+def test_seed_walk_is_safe_and_reports_a_dangling_link(tmp_path):
+    import os
+
+    (tmp_path / "good.yaml").write_text(BARE_YAML)
+    os.mkfifo(tmp_path / "pipe.yaml")  # the old walk blocked here forever
+    os.symlink("gone.yaml", tmp_path / "lock.yaml")
+    failures: list[NotSeeded] = []
+    seeded = seed(make_state(), ORG, [str(tmp_path)], failures)
+    assert [s.title for s in seeded] == ["Bare"]
+    assert [(Path(f.path).name, "does not exist" in f.reason) for f in failures] == [("lock.yaml", True)]

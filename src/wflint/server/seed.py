@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ..config import Config
+from ..discovery import Problem, discover
 from .errors import Reply
 from .ids import derived_id
 from .yamlload import load_definition as load_yaml
@@ -42,19 +43,21 @@ class Seeded:
         return f"{self.wpid}\t{self.title}\t{self.path}"
 
 
-def seed_files(paths: Iterable[str]) -> Iterator[Path]:
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in sorted(filenames):
-                    if name.endswith(SUFFIXES):
-                        yield Path(dirpath) / name
-        elif path.is_file():
-            yield path
-        else:
-            raise SeedError(f"{p}: no such file or directory")
+def seed_files(paths: Iterable[str], problems: list[Problem] | None = None) -> Iterator[Path]:
+    """The definition files under ``paths``, walked as ``wflint check`` walks (regular files
+    only, hidden directories and .gitignore'd files skipped). An entry that cannot be read
+    raises ``SeedError``, or is added to ``problems`` when given."""
+    try:
+        found = discover(list(paths), Config())
+    except FileNotFoundError as exc:
+        raise SeedError(str(exc)) from None
+    for problem in found.problems:
+        if problems is None:
+            raise SeedError(problem.message)
+        problems.append(problem)
+    for candidate in found.candidates:
+        if candidate.path.suffix in SUFFIXES:
+            yield candidate.path
 
 
 def seed_id(path: Path) -> str:
@@ -102,13 +105,16 @@ def seed(state: ServerState, organization_id: str, paths: Iterable[str],
     it while the other files are seeded."""
     out = []
     explicit = {Path(p) for p in paths}
-    for path in seed_files(paths):
+    problems: list[Problem] | None = None if failures is None else []
+    for path in seed_files(paths, problems):
         try:
             out.extend(_seed_one(state, organization_id, path, path in explicit))
         except SeedError as exc:
             if failures is None:
                 raise
             failures.append(NotSeeded(path.as_posix(), str(exc).removeprefix(f"{path}: ")))
+    if failures is not None:
+        failures.extend(NotSeeded(problem.shown, problem.message) for problem in problems or [])
     return out
 
 

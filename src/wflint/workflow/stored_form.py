@@ -55,10 +55,16 @@ def is_stored_form(root: Node) -> bool:
     return _stored_definition(root.get("workflow_definition") or root)
 
 
-def server_field_count(data: Any) -> int:
-    """How many values ``to_request`` drops or rewrites (for the diagnostic's message)."""
-    converted = to_request(data)
-    return _count(data) - _count(converted)
+def has_output_parameters(stored: Any) -> bool:
+    """Whether the stored definition lists output parameters (which a request may not)."""
+    defn = stored.get("workflow_definition", stored) if isinstance(stored, dict) else None
+    params = defn.get("parameters") if isinstance(defn, dict) else None
+    return isinstance(params, list) and any(isinstance(p, dict) and p.get("parameter_type") == "output" for p in params)
+
+
+def server_field_count(stored: Any, request: Any) -> int:
+    """How many values the conversion of ``stored`` into ``request`` dropped (for messages)."""
+    return _count(stored) - _count(request)
 
 
 def _count(value: Any) -> int:

@@ -68,13 +68,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
         chosen = file_format if mode == "auto" else mode
         data = None
         if stored_form.is_stored_form(root):
-            data = stored_form.to_request(root.to_data())
-            dropped = stored_form.server_field_count(root.to_data())
-            out.diagnostics.append(_report(
-                STORED_FORM, f"this file holds the workflow as the service stores it (GET/list answer: ids, "
-                f"timestamps, output parameters; {dropped} server-written values), not a request: the service "
-                "refuses its output parameters (422) and drops the rest; wflint checks the request it converts to",
-                root, source.path, end=False, help="run `wflint fix` to rewrite it as a request"))
+            data = _stored_request(root, source.path, out)
         if "workflow_definition" not in root.keys() and "parameters" in root.keys() and "blocks" in root.keys():
             # a bare definition: checked as the workflow_definition of a request
             root = _as_request(root)
@@ -121,6 +115,20 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
             out.diagnostics.append(_report(WRONG_TYPE, f"'{key}' must be {want} or null", value, source.path,
                                            service=ServiceVerdict(422, None, ("A", 5))))
     return out
+
+
+def _stored_request(root: Node, path: str, out: Unwrapped) -> Any:
+    """The request a stored workflow converts to; reports WF012 once for the whole file."""
+    stored = root.to_data()
+    request = stored_form.to_request(stored)
+    dropped = stored_form.server_field_count(stored, request)
+    refused = ("the service refuses its output parameters (422) and drops the rest"
+               if stored_form.has_output_parameters(stored) else "the service drops them silently")
+    out.diagnostics.append(_report(
+        STORED_FORM, f"this file holds the workflow as the service stores it (GET/list answer: ids, timestamps, "
+        f"output parameters; {dropped} server-written values), not a request: {refused}; wflint checks the "
+        "request it converts to", root, path, end=False, help="run `wflint fix` to rewrite it as a request"))
+    return request
 
 
 def _as_request(definition: Node) -> Node:
