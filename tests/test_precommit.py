@@ -65,3 +65,24 @@ def test_hook_passes_on_valid_workflows_and_fails_only_on_the_broken_one(tmp_pat
     assert failed.returncode == 1
     findings = [line for line in failed.stdout.splitlines() if ": WF" in line]
     assert findings == [line for line in findings if line.startswith("workflows/broken.yaml:")] and findings
+
+
+@pytest.mark.release
+def test_the_readme_snippet_as_written_with_this_repository_as_the_repo(tmp_path):
+    """The README's snippet itself: pre-commit clones this repository at the current commit
+    and installs it with the shipped .pre-commit-hooks.yaml (needs the package index)."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    config = f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: wflint\n"
+    write(repo, {**NOT_WORKFLOWS, ".pre-commit-config.yaml": config, ".wflint.toml": 'exclude = ["drafts/"]\n',
+                 "workflows/orders.yaml": VALID, "workflows/drafts/wip.yaml": BROKEN})
+    _git(repo, "add", "-A")
+    passed = _run(repo)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    write(repo, {"workflows/broken.yaml": BROKEN})
+    _git(repo, "add", "-A")
+    failed = _run(repo)
+    findings = [line for line in failed.stdout.splitlines() if ": WF" in line]
+    assert failed.returncode == 1 and findings and all(f.startswith("workflows/broken.yaml:") for f in findings)
