@@ -51,6 +51,17 @@ class Report:
     def files_skipped(self) -> int:
         return len(self.skipped)
 
+    def add(self, shown: str, result: FileResult) -> None:
+        """One file's outcome: checked (with its findings), or skipped (with a WF006 when it
+        could not be read)."""
+        if result.diagnostics is None or not result.read:
+            self.skipped.append((shown, result.reason))
+            self.diagnostics.extend(result.diagnostics or [])
+            return
+        self.checked.append(shown)
+        self.reasons[shown] = result.reason
+        self.diagnostics.extend(result.diagnostics)
+
 
 def active_rules(config: Config) -> list[Rule]:
     return [r for r in registry().values() if _enabled(config, r.code, r.name)]
@@ -216,13 +227,7 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
     else:
         results = [_check_candidate(c, config, codes) for c, codes in work]
     for (candidate, _), result in zip(work, results):
-        if result.diagnostics is None or not result.read:
-            report.skipped.append((candidate.shown, result.reason))
-            report.diagnostics.extend(result.diagnostics or [])
-            continue
-        report.checked.append(candidate.shown)
-        report.reasons[candidate.shown] = result.reason
-        report.diagnostics.extend(result.diagnostics)
+        report.add(candidate.shown, result)
     return report
 
 

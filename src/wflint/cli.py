@@ -134,14 +134,7 @@ def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: 
     if "-" in paths:
         data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
         name = stdin_filename or "<stdin>"
-        result = check_stdin(data, name, cfg)
-        if result.diagnostics is None or not result.read:
-            report.skipped.append((name, result.reason))
-            report.diagnostics.extend(result.diagnostics or [])
-        else:
-            report.checked.append(name)
-            report.reasons[name] = result.reason
-            report.diagnostics.extend(result.diagnostics)
+        report.add(name, check_stdin(data, name, cfg))
         lines = _LineCache(name, data.decode("utf-8-sig", errors="replace"))
     return report, lines
 
