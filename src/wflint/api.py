@@ -217,8 +217,9 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
     gitignore = config.respect_gitignore if respect_gitignore is None else respect_gitignore
     found = discover(paths, config, respect_gitignore=gitignore, follow_links=follow_links)
     report = Report(skipped=list(found.skipped))
-    for problem in found.problems:
-        report.diagnostics.extend(_postprocess(None, [unreadable(problem.shown, problem.message)], config))
+    for problem in found.problems:  # listed by --show-files too, with the reason
+        report.add(problem.shown, FileResult(_postprocess(None, [unreadable(problem.shown, problem.message)], config),
+                                             f"unreadable: {problem.message}", read=False))
     globs = Globs(config, base_dir(config))
     work = [(c, globs.ignored_codes(c.path)) for c in found.candidates]
     jobs = jobs or os.cpu_count() or 1
