@@ -265,3 +265,14 @@ def test_a_bare_definition_is_checked_as_the_definition_of_a_request(tmp_path):
     f.write_text("parameters: []\nblocks:\n  - block_type: navigation\n    label: go\n")
     diags = check_paths([f], Config()).diagnostics
     assert [(d.code, d.line) for d in diags] == [("WF101", 3)] and "navigation_goal" in diags[0].message
+
+
+def test_gitignore_applies_from_every_level_of_the_repository_and_not_outside_one(repo, tmp_path_factory):
+    (repo / ".gitignore").write_text("*.generated.yaml\n")
+    (repo / "workflows" / ".gitignore").write_text("!keep.generated.yaml\n")
+    write(repo, {"workflows/sub/x.generated.yaml": BROKEN, "workflows/keep.generated.yaml": BROKEN})
+    out = run("check", "--format", "concise", "workflows/sub", "workflows").stdout
+    assert "x.generated.yaml" not in out and "workflows/keep.generated.yaml:5:7" in out
+    elsewhere = tmp_path_factory.mktemp("no_repo")
+    write(elsewhere, {".gitignore": "*.yaml\n", "flow.yaml": BROKEN})
+    assert check_paths([elsewhere], Config()).files_checked == 1

@@ -118,37 +118,43 @@ def shown_path(path: Path) -> str:
 
 
 class _GitIgnores:
-    """The ``.gitignore`` files that apply to a directory: those of its ancestors up to the
-    repository's top (the directory holding ``.git``), and its own."""
+    """The ``.gitignore`` files that apply to a path: those of its directory and its ancestors
+    up to the repository's top (the directory holding ``.git``). As in git (and ruff), outside a
+    repository nothing is ignored."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._chains: dict[Path, list[Path]] = {}
 
     def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
-        if directory not in self._cache:
+        if directory not in self._specs:
             try:
                 lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                self._cache[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
+                self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
             except OSError:
-                self._cache[directory] = None
-        return self._cache[directory]
+                self._specs[directory] = None
+        return self._specs[directory]
+
+    def _chain(self, directory: Path) -> list[Path]:
+        """``directory`` and its ancestors up to the repository's top, top first; [] outside."""
+        if directory not in self._chains:
+            if (directory / ".git").exists():
+                self._chains[directory] = [directory]
+            elif directory.parent == directory:
+                self._chains[directory] = []
+            else:
+                above = self._chain(directory.parent)
+                self._chains[directory] = [*above, directory] if above else []
+        return self._chains[directory]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         path = Path(os.path.abspath(path))
         verdict = False
-        chain = []
-        for d in path.parents:
-            chain.append(d)
-            if (d / ".git").exists():
-                break
-        else:
-            chain = [path.parent]
-        for d in reversed(chain):  # the deepest .gitignore has the last word
+        for d in self._chain(path.parent):  # the deepest .gitignore has the last word
             spec = self._spec(d)
             if spec is None:
                 continue
-            rel = path.relative_to(d).as_posix() + ("/" if is_dir else "")
-            result = spec.check_file(rel)
+            result = spec.check_file(path.relative_to(d).as_posix() + ("/" if is_dir else ""))
             if result.include is not None:
                 verdict = result.include
         return verdict
