@@ -65,6 +65,7 @@ def test_hook_passes_on_valid_workflows_and_fails_only_on_the_broken_one(tmp_pat
     assert failed.returncode == 1
     findings = [line for line in failed.stdout.splitlines() if ": WF" in line]
     assert findings == [line for line in findings if line.startswith("workflows/broken.yaml:")] and findings
+    assert "no workflow files found" not in failed.stdout  # one run over all files, not batches
 
 
 @pytest.mark.release
