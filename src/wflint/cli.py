@@ -197,8 +197,9 @@ def _register_serve() -> None:
         @main.command(name="serve", context_settings={"ignore_unknown_options": True})
         @click.argument("args", nargs=-1, type=click.UNPROCESSED)
         def serve_missing(args) -> None:  # noqa: ARG001
-            """Run the mock service API (needs: pip install 'wflint[serve]')."""
-            click.echo(f"wflint: the server needs extra packages ({message}); install them with: pip install 'wflint[serve]'", err=True)
+            """Run the mock service API (needs wflint's `serve` extra)."""
+            click.echo(f"wflint: the server needs extra packages ({message}); install wflint with its serve extra, "
+                       "e.g. pip install './wflint[serve]' from a clone", err=True)
             sys.exit(EXIT_USAGE)
     else:
         main.add_command(serve)
