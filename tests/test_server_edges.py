@@ -77,3 +77,15 @@ def test_seed_walk_is_safe_and_reports_a_dangling_link(tmp_path):
     seeded = seed(make_state(), ORG, [str(tmp_path)], failures)
     assert [s.title for s in seeded] == ["Bare"]
     assert [(Path(f.path).name, "does not exist" in f.reason) for f in failures] == [("lock.yaml", True)]
+
+
+def test_seed_honours_the_configuration_exclude(tmp_path, monkeypatch):
+    from wflint.config import Config
+
+    (tmp_path / "good.yaml").write_text(BARE_YAML)
+    (tmp_path / "drafts").mkdir()
+    (tmp_path / "drafts" / "wip.yaml").write_text(BARE_YAML.replace("wait_sec: 1", "wait_sec: 0"))
+    monkeypatch.chdir(tmp_path)
+    failures: list[NotSeeded] = []
+    seeded = seed(make_state(), ORG, ["."], failures, Config(exclude=["drafts/"]))
+    assert [s.title for s in seeded] == ["Bare"] and failures == []

@@ -65,9 +65,18 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     if keys.generated:
         click.echo(f"development API key: {keys.generated} (organization {keys.orgs_by_key[keys.generated]})")
     if seeds:
+        from pathlib import Path
+
+        from ..config import ConfigError, discover as find_config
+
         failures: list = []
+        try:  # the same configuration as `wflint check`: its exclude holds for seeds too
+            lint_config = find_config(Path.cwd())
+        except ConfigError as exc:
+            click.echo(f"wflint serve: {exc}", err=True)
+            sys.exit(2)
         try:
-            for seeded in seed(state, keys.organizations[0], seeds, None if seed_strict else failures):
+            for seeded in seed(state, keys.organizations[0], seeds, None if seed_strict else failures, lint_config):
                 click.echo(seeded.line())
         except SeedError as exc:
             click.echo(f"wflint serve: seed failed: {exc}", err=True)

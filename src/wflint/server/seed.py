@@ -43,12 +43,13 @@ class Seeded:
         return f"{self.wpid}\t{self.title}\t{self.path}"
 
 
-def seed_files(paths: Iterable[str], problems: list[Problem] | None = None) -> Iterator[Path]:
+def seed_files(paths: Iterable[str], problems: list[Problem] | None = None,
+               config: Config | None = None) -> Iterator[Path]:
     """The definition files under ``paths``, walked as ``wflint check`` walks (regular files
-    only, hidden directories and .gitignore'd files skipped). An entry that cannot be read
-    raises ``SeedError``, or is added to ``problems`` when given."""
+    only, hidden directories, .gitignore'd files and the configuration's ``exclude`` skipped).
+    An entry that cannot be read raises ``SeedError``, or is added to ``problems`` when given."""
     try:
-        found = discover(list(paths), Config())
+        found = discover(list(paths), config or Config())
     except FileNotFoundError as exc:
         raise SeedError(str(exc)) from None
     for problem in found.problems:
@@ -99,14 +100,14 @@ class NotSeeded:
 
 
 def seed(state: ServerState, organization_id: str, paths: Iterable[str],
-         failures: list[NotSeeded] | None = None) -> list[Seeded]:
+         failures: list[NotSeeded] | None = None, config: Config | None = None) -> list[Seeded]:
     """Create or update a workflow per definition file. A file that cannot be read or that
     the service would refuse raises ``SeedError``, or, given a ``failures`` list, is added to
     it while the other files are seeded."""
     out = []
     explicit = {Path(p) for p in paths}
     problems: list[Problem] | None = None if failures is None else []
-    for path in seed_files(paths, problems):
+    for path in seed_files(paths, problems, config):
         try:
             out.extend(_seed_one(state, organization_id, path, path in explicit))
         except SeedError as exc:
