@@ -39,7 +39,7 @@ def convert_stored(text: str, path: str, fmt: str) -> FixResult | None:
     if not _reads_as(new_text, path, fmt, target):
         new_text = _dump(target, fmt)
         notes.append("line 1: the stored form was rewritten whole; comments in it could not be kept (WF012)")
-    change = "line 1: rewrote the service's stored form as a request: dropped ids, timestamps and output parameters (WF012)"
+    change = "line 1: rewrote the service's stored form as a request: dropped the fields only the service writes (WF012)"
     return FixResult(new_text, [change], notes)
 
 

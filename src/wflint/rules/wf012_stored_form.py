@@ -4,10 +4,13 @@
 timestamps at the top (``workflow_id``, ``organization_id``, ``workflow_permanent_id``,
 ``created_at`` ...), an ``output_parameter`` on every block, an ``output`` parameter per
 block, ids and timestamps on parameters, full parameter objects where a request has
-``parameter_keys``. ``skyvern workflow get --definition-file`` writes this form.
+``parameter_keys``. The definition exported by ``skyvern workflow get --definition-file`` (ids and output
+parameters taken out, but every stored field left on every block, such as ``disable_cache`` on
+a wait block) counts too, when it holds such a field.
 
 **Why.** Sent back as it is, the service refuses the output parameters ("Cannot manually
-create output parameters", 422) and silently drops every other server-written field. wflint
+create output parameters", 422: an error) and silently drops every other server-written field
+(a warning when that is all there is). wflint
 reports the form once, checks the request it converts to, and ``wflint fix`` rewrites the
 file into that request (server-written fields dropped, ``parameters`` objects turned back
 into ``parameter_keys``), keeping comments in YAML.

@@ -43,16 +43,34 @@ def _stored_definition(defn: Node | None) -> bool:
     return False
 
 
+def _exported_definition(defn: Node | None) -> bool:
+    """The stored definition with the ids taken out, as ``skyvern workflow get
+    --definition-file`` writes it: every stored definition key, and the stored head on every
+    block (``disable_cache`` on a wait block, ``model: null`` ...), which no author writes."""
+    if defn is None or defn.kind != "map":
+        return False
+    stored_keys = set(M.DEFINITION.extra["stored_keys"]) - set(M.DEFINITION.extra["stored_only_when_set"])
+    blocks = defn.get("blocks")
+    if not stored_keys <= set(defn.keys()) or blocks is None or blocks.kind != "seq" or not blocks.items:
+        return False
+    head = set(M.STORED_BLOCK_HEAD) - {"output_parameter"}
+    return all(b.kind == "map" and head <= set(b.keys()) for b in blocks.items)
+
+
 def is_stored_form(root: Node) -> bool:
-    """A mapping holding a workflow as the service answers it (or its stored definition)."""
+    """A mapping holding a workflow as the service answers it (or its stored definition, or
+    the definition exported from it) that holds something a request does not: converting it
+    changes it. (A converted file is not a stored form any more.)"""
     if root.kind != "map":
         return False
     keys = root.keys()
     if "workflow_definition" not in keys and not ("parameters" in keys and "blocks" in keys):
         return False
-    if any(k in keys for k in SERVER_TOP_KEYS):
-        return True
-    return _stored_definition(root.get("workflow_definition") or root)
+    defn = root.get("workflow_definition") or root
+    if not (any(k in keys for k in SERVER_TOP_KEYS) or _stored_definition(defn) or _exported_definition(defn)):
+        return False
+    data = root.to_data()
+    return to_request(data) != data
 
 
 def has_output_parameters(stored: Any) -> bool:

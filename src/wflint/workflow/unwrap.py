@@ -122,12 +122,18 @@ def _stored_request(root: Node, path: str, out: Unwrapped) -> Any:
     stored = root.to_data()
     request = stored_form.to_request(stored)
     dropped = stored_form.server_field_count(stored, request)
-    refused = ("the service refuses its output parameters (422) and drops the rest"
-               if stored_form.has_output_parameters(stored) else "the service drops them silently")
-    out.diagnostics.append(_report(
-        STORED_FORM, f"this file holds the workflow as the service stores it (GET/list answer: ids, timestamps, "
-        f"output parameters; {dropped} server-written values), not a request: {refused}; wflint checks the "
-        "request it converts to", root, path, end=False, help="run `wflint fix` to rewrite it as a request"))
+    refused = stored_form.has_output_parameters(stored)
+    # an error where the service refuses the file (its output parameters), else a warning:
+    # the service drops the server-written fields silently
+    code, name, _ = STORED_FORM
+    out.diagnostics.append(make(
+        code, name, "error" if refused else "warning",
+        f"this file holds the workflow as the service stores and returns it (GET/list answer or an export of "
+        f"it: {dropped} server-written value{'s' if dropped != 1 else ''}), not a request: "
+        + ("the service refuses its output parameters (422) and drops the rest" if refused
+           else "the service drops those values silently")
+        + "; wflint checks the request it converts to",
+        root.start, root.start, path=path, help="run `wflint fix` to rewrite it as a request"))
     return request
 
 
