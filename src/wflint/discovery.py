@@ -186,15 +186,8 @@ def _named(path: Path, globs: Globs, out: Discovery) -> None:
     if globs.excluded(path):
         out.skipped.append((shown, "excluded by the configuration's exclude"))
         return
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        out.problems.append(Problem(shown, unreadable_reason(path, shown, exc)))
-        return
-    if not stat.S_ISREG(mode):
-        out.skipped.append((shown, "not a regular file (use '-' to read standard input)"))
-        return
-    out.candidates.append(Candidate(path, shown, True, globs.included(path)))
+    if _regular(path, shown, out, "not a regular file (use '-' to read standard input)"):
+        out.candidates.append(Candidate(path, shown, True, globs.included(path)))
 
 
 def _walk(top: Path, real_top: Path, globs: Globs, gitignores: _GitIgnores | None, follow_links: bool,
@@ -258,15 +251,21 @@ def _classify(entry: os.DirEntry, real_top: Path, follow_links: bool, globs: Glo
         if not follow_links and real_top not in target.parents:
             out.skipped.append((shown, f"a symbolic link out of the walked directory (to {target}); name it to check it"))
             return
+    if _regular(path, shown, out, "not a regular file (a FIFO, device or socket)"):
+        yield "file", Candidate(path, shown, False, globs.included(path))
+
+
+def _regular(path: Path, shown: str, out: Discovery, otherwise: str) -> bool:
+    """Whether ``path`` is a regular file; if not, it is recorded as a problem or a skip."""
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
         out.problems.append(Problem(shown, unreadable_reason(path, shown, exc)))
-        return
+        return False
     if not stat.S_ISREG(mode):
-        out.skipped.append((shown, "not a regular file (a FIFO, device or socket)"))
-        return
-    yield "file", Candidate(path, shown, False, globs.included(path))
+        out.skipped.append((shown, otherwise))
+        return False
+    return True
 
 
 def unreadable_reason(path: Path, shown: str, exc: OSError | None = None) -> str:

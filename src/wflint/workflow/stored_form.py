@@ -133,42 +133,36 @@ def _inverse_replaces(model: M.ObjectModel) -> dict[str, str]:
     return {stored: request for request, stored in model.extra.get("stored_replaces", {}).items()}
 
 
-def _parameter(p: Any) -> Any:
-    if not isinstance(p, dict):
-        return p
-    model = M.PARAMETER_TYPES.get(p.get("parameter_type"))
-    if model is None:
-        return p
+def _request_fields(obj: dict[str, Any], model: M.ObjectModel) -> dict[str, Any]:
+    """The fields of a stored block or parameter that its request model knows, the replaced
+    ones under their request names (a null or the service's own placeholder is omitted)."""
     replaced = _inverse_replaces(model)
     keys = M.known_keys(model)
     out: dict[str, Any] = {}
-    for k, v in p.items():
+    for k, v in obj.items():
         if k in replaced:
-            out[replaced[k]] = _key_of(v)
+            if v is not None and not _added_by_service(v):
+                out[replaced[k]] = _key_of(v)
+        elif k == "parameters" and "parameter_keys" in keys:
+            out["parameter_keys"] = [_key_of(p) for p in v or []]
         elif k in keys:
             out[k] = v
     return out
 
 
+def _parameter(p: Any) -> Any:
+    model = M.PARAMETER_TYPES.get(p.get("parameter_type")) if isinstance(p, dict) else None
+    return p if model is None else _request_fields(p, model)
+
+
 def _block(b: Any) -> Any:
-    if not isinstance(b, dict):
-        return b
-    model = M.BLOCK_TYPES.get(b.get("block_type"))
+    model = M.BLOCK_TYPES.get(b.get("block_type")) if isinstance(b, dict) else None
     if model is None:
         return b
-    replaced = _inverse_replaces(model)
-    keys = M.known_keys(model)
-    out: dict[str, Any] = {}
-    for k, v in b.items():
-        if k in replaced:
-            if v is not None and not _added_by_service(v):  # null, or the service's own: omitted
-                out[replaced[k]] = _key_of(v)
-        elif k == "parameters" and "parameter_keys" in keys:
-            out["parameter_keys"] = [_key_of(p) for p in v or []]
-        elif k == "loop_blocks" and isinstance(v, list):
-            out[k] = [_block(child) for child in v]
-        elif k == "branch_conditions" and isinstance(v, list):
-            out[k] = [{ck: cv for ck, cv in c.items() if ck != "id"} if isinstance(c, dict) else c for c in v]
-        elif k in keys:
-            out[k] = v
+    out = _request_fields(b, model)
+    if isinstance(out.get("loop_blocks"), list):
+        out["loop_blocks"] = [_block(child) for child in out["loop_blocks"]]
+    if isinstance(out.get("branch_conditions"), list):
+        out["branch_conditions"] = [{k: v for k, v in c.items() if k != "id"} if isinstance(c, dict) else c
+                                    for c in out["branch_conditions"]]
     return out
