@@ -276,3 +276,11 @@ def test_gitignore_applies_from_every_level_of_the_repository_and_not_outside_on
     elsewhere = tmp_path_factory.mktemp("no_repo")
     write(elsewhere, {".gitignore": "*.yaml\n", "flow.yaml": BROKEN})
     assert check_paths([elsewhere], Config()).files_checked == 1
+
+
+def test_an_ignored_directory_named_on_the_command_line_is_walked(repo):
+    (repo / ".gitignore").write_text("generated/\n")
+    write(repo, {"generated/out.yaml": BROKEN, "generated/.gitignore": "skip.yaml\n", "generated/skip.yaml": BROKEN})
+    assert "generated" not in run("check", "--format", "concise", ".").stdout
+    named = run("check", "--format", "concise", "generated").stdout
+    assert "generated/out.yaml:5:7: WF101" in named and "skip.yaml" not in named

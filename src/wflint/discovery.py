@@ -122,7 +122,9 @@ class _GitIgnores:
     up to the repository's top (the directory holding ``.git``). As in git (and ruff), outside a
     repository nothing is ignored."""
 
-    def __init__(self) -> None:
+    def __init__(self, top: Path | None = None) -> None:
+        #: where the chain stops: the repository's top, or a directory asked for by name
+        self.top = top
         self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
         self._chains: dict[Path, list[Path]] = {}
 
@@ -138,7 +140,7 @@ class _GitIgnores:
     def _chain(self, directory: Path) -> list[Path]:
         """``directory`` and its ancestors up to the repository's top, top first; [] outside."""
         if directory not in self._chains:
-            if (directory / ".git").exists():
+            if directory == self.top or (directory / ".git").exists():
                 self._chains[directory] = [directory]
             elif directory.parent == directory:
                 self._chains[directory] = []
@@ -175,7 +177,12 @@ def discover(paths: Iterable[str | Path], config: Config, *, respect_gitignore: 
             if globs.excluded(path, is_dir=True):
                 out.skipped.append((shown_path(path), "excluded by the configuration's exclude"))
                 continue
-            _walk(path, Path(os.path.realpath(path)), globs, gitignores, follow_links, out)
+            walk_ignores = gitignores
+            if gitignores is not None and gitignores.ignored(path, True):
+                # a directory asked for by name is walked even if ignored (as git and ripgrep
+                # do): only the .gitignore files inside it apply
+                walk_ignores = _GitIgnores(top=Path(os.path.abspath(path)))
+            _walk(path, Path(os.path.realpath(path)), globs, walk_ignores, follow_links, out)
         else:
             _named(path, globs, out)
     return out
