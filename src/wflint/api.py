@@ -3,8 +3,11 @@
     >>> from wflint import check_text
     >>> diags = check_text(open("flow.yaml").read(), path="flow.yaml")
 
-``check_paths`` walks files and directories; ``evaluate`` checks a request that arrives as
-plain data (the mock server's case) and reports the service's verdict next to the diagnostics.
+``check_paths`` checks the files ``wflint.discovery`` finds under files and directories, those
+whose content is a workflow (``wflint.workflow.recognize``); ``check_text``, ``check_bytes`` and
+``check_file`` check what they are given as a workflow. ``evaluate`` checks a request that
+arrives as plain data (the mock server's case) and reports the service's verdict next to the
+diagnostics.
 """
 
 from __future__ import annotations
