@@ -104,3 +104,33 @@ def test_fix_keeps_comments_of_a_yaml_stored_form(server, tmp_path):
     assert fixed.text.startswith("# pulled with GET, kept in git\n")
     assert "workflow_definition:  # the stored definition\n" in fixed.text
     assert check_text(fixed.text, "flow.yaml") == []
+
+
+EXPORTS = Path(__file__).resolve().parents[2] / "fixtures" / "exports"
+
+
+@pytest.mark.parametrize("export", sorted(EXPORTS.glob("*.json")), ids=lambda p: p.name)
+def test_skyvern_cli_exports_fix_to_requests_that_save_the_same(server, export):
+    """The files the real `skyvern workflow get --definition-file` wrote (fixtures/exports):
+    one WF012 warning each, fixed in place to a request that checks clean and that the mock
+    stores exactly as it stores the fixture the export came from."""
+    import httpx
+    import yaml
+
+    text = export.read_text()
+    assert [(d.code, d.severity) for d in check_text(text, export.name)] == [("WF012", "warning")]
+    fixed = fix_text(text, export.name)
+    assert fixed.changed and not fixed.notes and check_text(fixed.text, export.name) == []
+
+    original = next(VALID.glob(export.stem + ".*"))
+    source = original.read_text()
+    data = json.loads(source) if original.suffix == ".json" else yaml.safe_load(source)
+    if {"json_definition", "yaml_definition"} & set(data):
+        body = data
+    else:
+        body = {"json_definition": data} if original.suffix == ".json" else {"yaml_definition": source}
+    headers = {"x-api-key": "e2e-key"}
+    first = httpx.post(f"{server.base}/v1/workflows", json=body, headers=headers, timeout=30).json()
+    again = httpx.post(f"{server.base}/v1/workflows", json={"json_definition": json.loads(fixed.text)},
+                       headers=headers, timeout=30).json()
+    assert _without_generated(again["workflow_definition"]) == _without_generated(first["workflow_definition"])
