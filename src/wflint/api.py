@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from .workflow import unwrap
 from .report import suppressions
@@ -29,7 +29,7 @@ from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
 
 __all__ = ["MAX_FILE_BYTES", "InternalError", "Report", "check_bytes", "check_file", "check_paths",
-           "check_source", "check_text", "evaluate"]
+           "check_source", "check_text", "evaluate", "inspect_bytes", "inspect_file", "iter_files"]
 
 
 class InternalError(Exception):
@@ -211,8 +211,14 @@ def check_stdin(data: bytes, name: str, config: Config) -> FileResult:
 PARALLEL_THRESHOLD = 64
 
 
+#: called after each file as on_file(path, checked, done, total); checked is False for a file
+#: skipped as not a workflow (the CLI's progress line and the list of files a report names)
+FileCallback = Callable[[str, bool, int, int], None]
+
+
 def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None,
-                respect_gitignore: bool | None = None, follow_links: bool = False) -> Report:
+                on_file: FileCallback | None = None, respect_gitignore: bool | None = None,
+                follow_links: bool = False) -> Report:
     """Check files and directories: every file the walk finds (``wflint.discovery``) whose
     content is a workflow. ``jobs`` processes share the work (default: one per CPU, and a
     single process for small runs)."""
@@ -227,12 +233,22 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
     work = [(c, globs.ignored_codes(c.path)) for c in found.candidates]
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
-        results = _check_parallel(work, config, jobs)
+        results: Iterable[FileResult] = _check_parallel(work, config, jobs)
     else:
-        results = [_check_candidate(c, config, codes) for c, codes in work]
-    for (candidate, _), result in zip(work, results):
+        results = (_check_candidate(c, config, codes) for c, codes in work)
+    for done, ((candidate, _), result) in enumerate(zip(work, results), 1):
         report.add(candidate.shown, result)
+        if on_file is not None:
+            on_file(candidate.shown, result.read and result.diagnostics is not None, done, len(work))
     return report
+
+
+def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Path, bool]]:
+    """(file, named on the command line) for every regular file discovery finds under
+    ``paths`` (entries it cannot read are left out: ``check_paths`` reports them)."""
+    found = discover(paths, config, respect_gitignore=config.respect_gitignore)
+    for candidate in found.candidates:
+        yield candidate.path, candidate.explicit
 
 
 def _check_one(args: tuple[Candidate, list[str], Config]) -> FileResult:
@@ -240,7 +256,7 @@ def _check_one(args: tuple[Candidate, list[str], Config]) -> FileResult:
     return _check_candidate(candidate, config, codes)
 
 
-def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, jobs: int) -> list[FileResult]:
+def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, jobs: int) -> Iterator[FileResult]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -249,10 +265,57 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:
-        return [_check_candidate(c, config, codes) for c, codes in work]
+        yield from (_check_candidate(c, config, codes) for c, codes in work)
+        return
     chunk = max(1, len(work) // (jobs * 8))
+    # yielded as they arrive (in order), so a progress display can follow the run
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        return list(pool.map(_check_one, [(c, codes, config) for c, codes in work], chunksize=chunk))
+        yield from pool.map(_check_one, [(c, codes, config) for c, codes in work], chunksize=chunk)
+
+
+@dataclass
+class Inspection:
+    """One file's workflow views next to its diagnostics (after suppressions), for tools that
+    show a workflow rather than list its problems (``wflint graph``)."""
+
+    path: str
+    workflows: list[view.Workflow]
+    diagnostics: list[Diagnostic]
+
+
+def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None) -> Inspection:
+    """Like ``check_bytes``, keeping the workflow views the rules read."""
+    config = config or Config()
+    source, diags = decode(data, path)
+    workflows: list[view.Workflow] = []
+    if source is not None:
+        parsed = parse(source, None)
+        diags = [*diags, *parsed.diagnostics]
+        if parsed.root is not None and parsed.root.kind == "map":
+            unwrapped = unwrap.unwrap(source, parsed.root, parsed.format, config.mode)
+            diags.extend(unwrapped.diagnostics)
+            rules = active_rules(config)
+            for wf in unwrapped.workflows:
+                diags.extend(run_rules(wf, rules))
+                workflows.append(wf)
+    return Inspection(path, workflows, _postprocess(source, diags, config))
+
+
+def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> Inspection | None:
+    """Like ``check_file``: None when a file met while walking a directory is not a workflow
+    (by content, as ``check_paths`` decides)."""
+    try:
+        data = read_limited(path)
+    except TooLarge:
+        return Inspection(str(path), [], check_file(path, config) or [])
+    except OSError as exc:
+        raise FileNotFoundError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not explicit and check_bytes(data, str(path), config, require_workflow=True) is None:
+        return None
+    found = inspect_bytes(data, str(path), config)
+    if not explicit and not found.workflows and not found.diagnostics:
+        return None
+    return found
 
 
 # ------------------------------------------------------------------------------ server side
