@@ -284,3 +284,14 @@ def test_an_ignored_directory_named_on_the_command_line_is_walked(repo):
     assert "generated" not in run("check", "--format", "concise", ".").stdout
     named = run("check", "--format", "concise", "generated").stdout
     assert "generated/out.yaml:5:7: WF101" in named and "skip.yaml" not in named
+
+
+def test_every_published_workflow_schema_is_recognised_in_a_modeline(tmp_path):
+    from wflint.model.schema import documents
+    from wflint.workflow.recognize import SCHEMA_FILES
+
+    assert set(SCHEMA_FILES) == {name for name in documents() if "script" not in name}
+    for name in SCHEMA_FILES:
+        f = tmp_path / "f.yaml"
+        f.write_text(f"# yaml-language-server: $schema=../schemas/{name}\ntitle: draft\n")
+        assert check_paths([f], Config()).files_checked == 1, name

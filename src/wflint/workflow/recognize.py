@@ -29,8 +29,11 @@ from .stored_form import is_stored_form
 REQUEST_KEY = "workflow_definition"
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
 TOP_LEVEL_KEYS = (REQUEST_KEY, *ENVELOPE_KEYS)
-#: the schema files wflint publishes; a modeline naming one declares the file a workflow
-SCHEMA_FILES = ("workflow-definition.schema.json", "update-body.schema.json", "workflow.schema.json")
+#: the schema files wflint publishes for workflow files (all but the script ones; a test holds
+#: this list equal to what ``wflint schema`` writes); a modeline naming one declares the file a
+#: workflow
+SCHEMA_FILES = ("workflow-file.schema.json", "workflow-file.editor.schema.json", "workflow-definition.schema.json",
+                "update-body.schema.json", "workflow.schema.json")
 _MODELINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.MULTILINE)
 #: how close a top-level key must be to a workflow key to count as a typo of it (difflib's
 #: ratio): one or two letters off in ``workflow_definition`` is about 0.95; a plain
