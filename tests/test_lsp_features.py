@@ -71,7 +71,7 @@ def test_the_quick_fixes_together_are_wflint_fix(path: Path):
     assert splice(text, {s for f in offered for s in f.splices}) == fix_text(text, str(path)).text
 
 
-@pytest.mark.parametrize("path", sorted(Path("fixtures/rules/WF012").glob("bad_*.*[nl]")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((FIXTURES / "rules" / "WF012").glob("bad_*.*[nl]")), ids=lambda p: p.name)
 def test_the_stored_form_quick_fix_is_wflint_fix_on_wf012(path: Path):
     """The stored-form conversion is offered on its WF012 diagnostic, and after it the editor's
     further quick fixes (if any) lead to what `wflint fix` writes."""
