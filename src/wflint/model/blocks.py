@@ -156,8 +156,10 @@ def storage_fields(azure_folder_path: bool) -> tuple[Field, ...]:
 
 
 def block(tag: str, class_name: str, description: str, fields: tuple[Field, ...],
-          notes: tuple[str, ...] = (), **extra: Any) -> ObjectModel:
-    """Declare one block type. ``stored_parameters`` defaults to "has parameter_keys"."""
+          notes: tuple[str, ...] = (), since: str | None = None, until: str | None = None,
+          **extra: Any) -> ObjectModel:
+    """Declare one block type. ``stored_parameters`` defaults to "has parameter_keys";
+    ``since``/``until`` mark the releases that have the type (see ``releases``)."""
     own = tuple(fields)
     extra.setdefault("stored_parameters", any(f.name == "parameter_keys" for f in own))
     return ObjectModel(
@@ -169,4 +171,6 @@ def block(tag: str, class_name: str, description: str, fields: tuple[Field, ...]
         class_name=class_name,
         notes=tuple(notes),
         extra=dict(extra),
+        since=since,
+        until=until,
     )
