@@ -91,7 +91,7 @@ def check_source(
     if require_workflow and root is not None and not unwrap.looks_like_workflow(root):
         return None
     if root is not None and root.kind == "map":
-        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode)
+        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
@@ -228,10 +228,10 @@ def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = F
     from .document.data_tree import node_tree
 
     root = node_tree(request)
-    if mode == "yaml" and not sanitized:
-        wf = unwrap.workflow_for("<request>", "yaml", root)
-    else:
-        wf = view.build("<request>", mode, root, request)
     config = config or Config()
+    if mode == "yaml" and not sanitized:
+        wf = unwrap.workflow_for("<request>", "yaml", root, release=config.target_version)
+    else:
+        wf = view.build("<request>", mode, root, request, release=config.target_version)
     diags = finalize(run_rules(wf, active_rules(config)))
     return Evaluation(wf, diags)

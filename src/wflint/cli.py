@@ -46,8 +46,14 @@ class _LineCache:
         return lines[n - 1].replace("\r", "")
 
 
+def _version_message() -> str:
+    from .model.releases import NEWEST, RELEASES
+
+    return f"%(prog)s %(version)s (models service releases {', '.join(RELEASES)}; default target {NEWEST})"
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="wflint")
+@click.version_option(__version__, prog_name="wflint", message=_version_message())
 def main() -> None:
     """wflint: lint Skyvern workflow definitions offline, and mock the service API."""
 
@@ -63,7 +69,8 @@ def main() -> None:
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug) -> None:
+@click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug, target_version) -> None:
     """Check workflow files and directories ('-' reads standard input)."""
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
@@ -75,6 +82,8 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.fail_level = fail_level
         if mode:
             cfg.mode = mode
+        if target_version:
+            cfg.target_version = target_version
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {exc}", err=True)
@@ -144,18 +153,26 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 @main.command()
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
-def schema(output: Path, check_only: bool) -> None:
+@click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose schemas to write [default: the newest modelled].")
+def schema(output: Path, check_only: bool, target_version: str | None) -> None:
     """Generate the JSON Schemas from the request model."""
     from .model import schema as schema_mod
+    from .model.releases import UnknownRelease, check_release
 
+    if target_version is not None:
+        try:
+            check_release(target_version)
+        except UnknownRelease as exc:
+            click.echo(f"wflint: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
     if check_only:
-        stale = schema_mod.stale(output)
+        stale = schema_mod.stale(output, target_version)
         if stale:
             click.echo(f"wflint: stale or missing schemas in {output}: {', '.join(stale)} (run `wflint schema`)", err=True)
             sys.exit(EXIT_FINDINGS)
         click.echo(f"schemas in {output} are up to date")
         return
-    for path in schema_mod.write(output):
+    for path in schema_mod.write(output, target_version):
         click.echo(f"wrote {path}")
 
 

@@ -8,6 +8,7 @@ Keys (all optional)::
     fail-level = "error"       # lowest severity that makes `wflint check` exit 1
     mode = "auto"              # how files reach the service: auto | json | yaml
     exclude = ["drafts/**"]    # glob patterns skipped when walking directories
+    target-version = "1.0.55"  # the service release to judge by (default: the newest modelled)
     [severity]                 # per-rule severity overrides
     WF213 = "error"
 """
@@ -37,6 +38,8 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     severity: dict[str, str] = field(default_factory=dict)
     source: str | None = None
+    #: the service release to judge by; None means the newest release wflint models
+    target_version: str | None = None
 
     def validate(self) -> "Config":
         from .rules import lookup, registry
@@ -45,6 +48,13 @@ class Config:
             raise ConfigError(f"fail-level must be one of {', '.join(SEVERITIES)}, not {self.fail_level!r}")
         if self.mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if self.target_version is not None:
+            from .model.releases import UnknownRelease, check_release
+
+            try:
+                check_release(self.target_version)
+            except UnknownRelease as exc:
+                raise ConfigError(f"target-version: {exc}") from None
         for sel in [*self.select, *self.ignore]:
             s = sel.strip()
             if s.upper() == "ALL":
@@ -59,7 +69,7 @@ class Config:
         return self
 
 
-_KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "severity"}
+_KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "severity", "target-version"}
 
 
 def from_table(table: dict[str, Any], origin: str) -> Config:
@@ -80,7 +90,7 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
         cfg.select = str_list("select")
     cfg.ignore = str_list("ignore")
     cfg.exclude = str_list("exclude")
-    for key, attr in (("fail-level", "fail_level"), ("mode", "mode")):
+    for key, attr in (("fail-level", "fail_level"), ("mode", "mode"), ("target-version", "target_version")):
         if key in table:
             if not isinstance(table[key], str):
                 raise ConfigError(f"{origin}: '{key}' must be a string")

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from jsonschema.exceptions import ValidationError
 
 from ..model import schema
-from ..model.validators import validator
+from ..model.validators import _defs, validator
 
 Path = tuple[Any, ...]
 
@@ -32,15 +32,16 @@ class Finding:
 # ------------------------------------------------------------------------------ findings
 
 
-def findings(request: Any, root_def: str, parts: Iterable[tuple[Path, str, dict[str, Any]]] = ()) -> list[Finding]:
+def findings(request: Any, root_def: str, parts: Iterable[tuple[Path, str, dict[str, Any]]] = (),
+             version: str | None = None) -> list[Finding]:
     """Validate ``request`` against ``root_def`` (blocks and parameters shallowly) and each
     ``(path, def, data)`` in ``parts`` (every typed block and parameter), and map every error
     to a finding."""
     out: list[Finding] = []
-    for err in validator(root_def).iter_errors(request):
+    for err in validator(root_def, version).iter_errors(request):
         out.extend(_map_error(err, ()))
     for base, def_name, data in parts:
-        for err in validator(def_name).iter_errors(data):
+        for err in validator(def_name, version).iter_errors(data):
             out.extend(_map_error(err, base))
     return out
 

@@ -97,13 +97,15 @@ class Release:
         return _enum_in(e, self.version)
 
 
-@lru_cache(maxsize=None)
 def release(version: str | None = None) -> Release:
-    """The model of ``version`` (default: the newest modelled release). UnknownRelease for
-    a release wflint does not model."""
-    from . import declarations as d
+    """The model of ``version`` (default: the newest modelled release), one object per
+    release. UnknownRelease for a release wflint does not model."""
+    return _release(releases.check_release(version or releases.NEWEST))
 
-    version = releases.check_release(version or releases.NEWEST)
+
+@lru_cache(maxsize=None)
+def _release(version: str) -> Release:
+    from . import declarations as d
     tag_enum = _enum_in(enums.BLOCK_TYPE, version)
     blocks = {tag: object_in(d.DECLARED_BLOCKS[tag], version) for tag in tag_enum.values
               if releases.within(d.DECLARED_BLOCKS[tag].since, d.DECLARED_BLOCKS[tag].until, version)}

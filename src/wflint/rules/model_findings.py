@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import model
+
 from ..checks.schema_findings import Finding, findings
 from ..workflow.view import Workflow
 from ..checks.yaml11 import yaml11_reading
@@ -22,8 +22,9 @@ def schema_findings(wf: Workflow) -> list[Finding]:
             for b in wf.all_blocks
             if b.tag is not None
         ]
-        parts += [(p.path, f"parameter.{p.type}", p.data) for p in wf.params if p.type in model.PARAMETER_TYPES]
-        cached = findings(wf.request, model.REQUEST.name, parts)
+        rel = wf.release
+        parts += [(p.path, f"parameter.{p.type}", p.data) for p in wf.params if p.type in rel.PARAMETER_TYPES]
+        cached = findings(wf.request, rel.REQUEST.name, parts, rel.version)
         wf.cache["schema_findings"] = cached
     return cached
 

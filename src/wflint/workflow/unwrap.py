@@ -39,15 +39,16 @@ def looks_like_workflow(root: Node | None) -> bool:
 
 
 def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False,
-                 source: SourceFile | None = None) -> view.Workflow:
+                 source: SourceFile | None = None, release: str | None = None) -> view.Workflow:
     data = root.to_data()
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
         result = sanitize(data)
         return view.build(source_path, mode, root, result.request, sanitized=result,
-                          schema_only=schema_only, source=source)
-    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source)
+                          schema_only=schema_only, source=source, release=release)
+    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source,
+                      release=release)
 
 
 #: The rules this stage reports, as (code, name, severity). Their documentation lives with the
@@ -65,12 +66,14 @@ def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, 
     return make(code, name, severity, message, node.start, node.end if end else node.start, path=path, **kw)
 
 
-def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto") -> Unwrapped:
-    """The workflows to check in ``root``, and the envelope-level diagnostics."""
+def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
+           release: str | None = None) -> Unwrapped:
+    """The workflows to check in ``root``, and the envelope-level diagnostics. ``release``
+    is the service release to judge by (default: the newest modelled one)."""
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
-        out.workflows.append(workflow_for(source.path, chosen, root, source=source))
+        out.workflows.append(workflow_for(source.path, chosen, root, source=source, release=release))
         return out
 
     yaml_node = root.get("yaml_definition")
@@ -82,7 +85,8 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
         inner = parse_embedded(source, yaml_node)
         out.diagnostics.extend(inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
-            out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source))
+            out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source,
+                                               release=release))
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
             out.diagnostics.append(_report(
                 NOT_A_MAPPING, "yaml_definition must hold a mapping (a whole request with title and "
@@ -90,7 +94,8 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
                 yaml_node, source.path, service=ServiceVerdict(500, None, ("B", 2))))
     if json_used:
         # validated during body parsing even when yaml_definition wins (§2.1)
-        out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source))
+        out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source,
+                                           release=release))
         if yaml_used:
             out.diagnostics.append(_report(
                 BOTH_DEFINITIONS, "both json_definition and yaml_definition are set: the service uses "
