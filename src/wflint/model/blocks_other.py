@@ -11,8 +11,15 @@ from .blocks import (
     totp_fields, url,
 )
 from .types import (
-    Array, Blocks, Bool, F, FreeObject, Int, ObjectModel, Ref, Str, StrMap, flag, opt_str, text,
+    Array, Blocks, Bool, F, Field, FreeObject, Int, ObjectModel, Ref, Str, StrMap, flag, opt_str,
+    text,
 )
+
+
+def _since(f: Field, release: str) -> Field:
+    from dataclasses import replace
+
+    return replace(f, since=release)
 
 FOR_LOOP = block(
     "for_loop", "ForLoopBlockYAML", "Iterate child blocks over a list.",
@@ -65,14 +72,17 @@ CODE = block(
     (
         F("code", Str(), "Python source; Jinja is rendered first and checked at save time.",
           required=True, templated="text"),
-        error_code_mapping(), parameter_keys(),
+        _since(error_code_mapping(), "1.0.55"), parameter_keys(),
         opt_str("prompt", "Plain-language goal shown in the editor."),
         F("steps", Array(Ref("CodeBlockStep")), "Ignored: rebuilt from code on save.",
           nullable=True, default=None),
-        data_schema(),
-        F("user_owned_goal", Bool(), "Editor metadata.", nullable=True, default=None),
-        F("goal_needs_regeneration", Bool(), "Editor metadata.", nullable=True, default=None),
-        F("code_edited_by_hand", Bool(), "Editor metadata.", nullable=True, default=None),
+        _since(data_schema(), "1.0.55"),
+        F("user_owned_goal", Bool(), "Editor metadata.", nullable=True, default=None,
+          since="1.0.55"),
+        F("goal_needs_regeneration", Bool(), "Editor metadata.", nullable=True, default=None,
+          since="1.0.55"),
+        F("code_edited_by_hand", Bool(), "Editor metadata.", nullable=True, default=None,
+          since="1.0.56"),
     ),
     notes=(
         "A key error_code is refused: \"" + CODE_FORBIDDEN_KEYS["error_code"] + "\".",
@@ -113,8 +123,8 @@ WAIT = block(
 TERMINATE_ERROR_CODE_PATTERN = r"[A-Za-z0-9_.:-]+"
 
 TERMINATE = block(
-    "terminate", "TerminateBlockYAML", "End the run with a reason.",
-    (
+    "terminate", "TerminateBlockYAML", "End the run with a reason.", since="1.0.55",
+    fields=(
         F("reason", Str(min_length=1, strip=True), "Why the run ends; stripped, then non-empty.",
           required=True, templated="text"),
         text("error_code",
@@ -174,8 +184,8 @@ HTTP_REQUEST = block(
 )
 
 WEB_SEARCH = block(
-    "web_search", "WebSearchBlockYAML", "Web search.",
-    (
+    "web_search", "WebSearchBlockYAML", "Web search.", since="1.0.55",
+    fields=(
         F("query", Str(min_length=1), "Search query.", required=True, templated="text"),
         F("provider", E.WEB_SEARCH_PROVIDER, "Search provider.", default="auto"),
         F("num_results", Int(ge=1, le=100, strict=True), "Number of results (strict integer).",
