@@ -73,6 +73,10 @@ class Case:
     tags: list[str] = field(default_factory=list)
 
     def body(self) -> dict[str, Any]:
+        if self.kind == "yaml-body":
+            import yaml
+
+            return json.loads(json.dumps(yaml.safe_load(self.text), default=str))
         if self.kind == "yaml":
             return {"yaml_definition": self.text}
         if self.kind == "json":
@@ -81,7 +85,7 @@ class Case:
 
     @property
     def suffix(self) -> str:
-        return ".yaml" if self.kind == "yaml" else ".json"
+        return ".yaml" if self.kind in ("yaml", "yaml-body") else ".json"
 
 
 class Gen:

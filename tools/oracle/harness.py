@@ -53,6 +53,8 @@ def fixture_cases(folders: list[Path]) -> list[Case]:
                 continue
             text = f.read_text(encoding="utf-8", errors="replace")
             kind = "yaml" if f.suffix in (".yaml", ".yml") else "json"
+            if kind == "yaml" and _yaml_body(text) is not None:
+                kind = "yaml-body"  # an update body written in YAML: sent as the JSON it reads as
             if kind == "json":
                 try:
                     data = json.loads(text)
@@ -72,6 +74,18 @@ def fixture_cases(folders: list[Path]) -> list[Case]:
     return out
 
 
+def _yaml_body(text: str) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data):
+        return json.loads(json.dumps(data, default=str))
+    return None
+
+
 def config_dependent(case: Case) -> str | None:
     """Why the service's answer depends on its configuration, or None."""
     try:
@@ -85,6 +99,8 @@ def config_dependent(case: Case) -> str | None:
         return "ui-tars engine (ENABLE_VOLCENGINE)"
     if "browser_type" in text:
         return "explicit browser_type (dynamic browsers)"
+    if "credential_ids" in text:
+        return "stored credentials (credential_ids must name existing ones)"
     del body
     return None
 
@@ -113,7 +129,12 @@ def wflint_verdict(case: Case, release: str) -> dict[str, Any]:
     from wflint.api import check_text
     from wflint.config import Config
 
-    diags = check_text(case.text, path="case" + case.suffix, config=Config(target_version=release))
+    from wflint.api import InternalError
+
+    try:
+        diags = check_text(case.text, path="case" + case.suffix, config=Config(target_version=release))
+    except InternalError as exc:
+        return {"status": -1, "detail": None, "code": "crash", "message": str(exc)}
     rejections = [d for d in diags if d.service is not None]
     if not rejections:
         return {"status": 200, "detail": None, "code": None}
@@ -193,11 +214,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-install", action="store_true")
     ap.add_argument("--show", type=int, default=50, help="disagreements to print")
     ap.add_argument("--verdicts", type=Path, help="write the service's verdict per fixture case (JSON)")
+    ap.add_argument("--results", type=Path, help="write the service's raw reply per case (JSON lines)")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     folders = ([] if args.no_repo_fixtures else [REPO / "fixtures"]) + args.fixtures
     all_cases = fixture_cases(folders) + generated(args.seed, args.count)
     service = run_service(args.release, all_cases, not args.no_install)
+    if args.results:
+        args.results.write_text("".join(json.dumps(r) + "\n" for r in service.values()))
     result = compare(args.release, all_cases, service, args.show)
     if args.verdicts:
         fixtures = {k: v for k, v in result["verdicts"].items() if not k.startswith("gen-")}

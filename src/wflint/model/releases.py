@@ -21,7 +21,22 @@ NEWEST: str = RELEASES[-1]
 
 #: the service's save-time checks that not every modelled release runs, by the name the
 #: rules and the mock server ask for: (since, until) as for fields
-CHECKS: dict[str, tuple[str | None, str | None]] = {}
+CHECKS: dict[str, tuple[str | None, str | None]] = {
+    # send_email's model validator: gmail vs custom SMTP, sender unless gmail, cc/bcc only gmail
+    "send_email_transport": ("1.0.56", None),
+    # browser_settings.timezone_id must be an IANA name
+    "browser_settings_timezone": ("1.0.56", None),
+    # code blocks refuse the keys error_code and parameters (422)
+    "code_block_forbidden_keys": ("1.0.55", None),
+    # a code block's code is parsed as Jinja at save time (G5)
+    "code_jinja": ("1.0.55", None),
+    # code steps are ignored and rebuilt; before, each step's action_type was validated (422)
+    "code_steps_rebuilt": ("1.0.55", None),
+    # wait_sec out of range is a clean 422; before, the save failed with a 500
+    "wait_sec_422": ("1.0.55", None),
+    # D8 lists an undefined loop_over_parameter_key; before, the save failed with a 500
+    "d8_loop_source": ("1.0.55", None),
+}
 
 
 def version_key(version: str) -> tuple[int, ...]:

@@ -62,6 +62,9 @@ def check(wf):
         verdict = None
         if not problem.exact:
             message = f"invalid Jinja in {template_sites.describe_site(site)}: {jinja}; {_consequence(site)}"
+        elif site.kind == "code" and not wf.release.has_check("code_jinja"):
+            message = (f"invalid Jinja in the code of code block '{b.label}'{where_line}: {jinja}; release "
+                       f"{wf.release.version} saves it, and the block fails when it runs")
         elif site.kind == "code":
             detail = f"Invalid Jinja2 in code block '{b.label}' on line {problem.lineno}: {problem.message}"
             verdict = service_verdict(422, detail, "G", 5, order[id(b)])

@@ -9,7 +9,7 @@ the outer file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from typing import Any
 
 from . import view
@@ -83,7 +83,10 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
 
     if yaml_used:
         inner = parse_embedded(source, yaml_node)
-        out.diagnostics.extend(inner.diagnostics)
+        # a yaml_definition that is not a mapping makes the service's sanitizer fail (500)
+        out.diagnostics.extend(
+            replace(d, service=ServiceVerdict(500, None, ("B", 2))) if d.code == "WF002" and d.service is None else d
+            for d in inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
             out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source,
                                                release=release))
