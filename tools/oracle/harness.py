@@ -191,6 +191,20 @@ def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]],
     return {"counts": counts, "verdicts": verdicts, "disagreements": len(lines)}
 
 
+def write_verdicts(path: Path, release: str, verdicts: dict[str, Any]) -> None:
+    """Merge this release's verdicts on the fixtures beside ``path`` (its folder) into it:
+    {fixture: {release: {accepted, status[, detail]}}}."""
+    try:
+        prefix = path.resolve().parent.relative_to(REPO).as_posix() + "/"
+    except ValueError:
+        prefix = ""
+    merged = json.loads(path.read_text()) if path.exists() else {}
+    for case_id, verdict in verdicts.items():
+        if case_id.startswith(prefix) and not case_id.startswith("gen-"):
+            merged.setdefault(case_id[len(prefix):], {})[release] = verdict
+    path.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+
+
 def pct(a: int, b: int) -> float:
     return 100.0 * a / b if b else 100.0
 
@@ -224,8 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         args.results.write_text("".join(json.dumps(r) + "\n" for r in service.values()))
     result = compare(args.release, all_cases, service, args.show)
     if args.verdicts:
-        fixtures = {k: v for k, v in result["verdicts"].items() if not k.startswith("gen-")}
-        args.verdicts.write_text(json.dumps(fixtures, indent=1, sort_keys=True) + "\n")
+        write_verdicts(args.verdicts, args.release, result["verdicts"])
     counts = result["counts"]
     print(summary(args.release, counts, time.monotonic() - t0))
     ok = pct(counts["verdict"], counts["cases"]) >= VERDICT_GOAL and pct(counts["status"], counts["cases"]) >= STATUS_GOAL

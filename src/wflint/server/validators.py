@@ -200,3 +200,25 @@ VALIDATORS: dict[str, dict[str, Any]] = {
     "WorkflowDefinition": {"check_definition": model_validator(mode="after")(_definition)},
     "ScriptFile": {"decode_path": field_validator("path")(classmethod(_script_path))},
 }
+
+
+#: validators that only some releases run, by the save-time check name in ``model.releases.CHECKS``
+RELEASE_CHECKS: dict[tuple[str, str], str] = {
+    ("send_email", "check_transport"): "send_email_transport",
+    ("code", "check_raw_keys"): "code_block_forbidden_keys",
+    ("BrowserSettings", "check_timezone"): "browser_settings_timezone",
+}
+
+
+def for_release(rel: Any, owner: str, field_names: set[str]) -> dict[str, Any]:
+    """The validators of ``owner`` that release ``rel`` runs, on the fields it has."""
+    out = {}
+    for name, v in VALIDATORS.get(owner, {}).items():
+        check = RELEASE_CHECKS.get((owner, name))
+        if check is not None and not rel.has_check(check):
+            continue
+        fields = getattr(getattr(v, "decorator_info", None), "fields", ())
+        if fields and not set(fields) <= field_names:
+            continue  # a field this release does not have
+        out[name] = v
+    return out
