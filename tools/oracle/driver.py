@@ -21,6 +21,7 @@ os.environ.setdefault("SKYVERN_TELEMETRY", "false")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 os.environ.setdefault("ANALYTICS_ID", "oracle")
 
+RESEED_EVERY = 200
 SEED_WORKFLOW = {
     "title": "oracle seed",
     "workflow_definition": {
@@ -73,6 +74,10 @@ async def main(cases_path: str, out_path: str) -> int:
     with open(cases_path, encoding="utf-8") as src, open(out_path, "w", encoding="utf-8") as out:
         for line in src:
             case = json.loads(line)
+            if n and n % RESEED_EVERY == 0:
+                # every accepted update stores a version; a fresh workflow keeps updates fast
+                r = await client.post("/v1/workflows", json={"json_definition": SEED_WORKFLOW})
+                wpid = r.json()["workflow_permanent_id"]
             try:
                 resp = await client.post(f"/v1/workflows/{wpid}", json=case["body"])
                 status, body = resp.status_code, _reply(resp)

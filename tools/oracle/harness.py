@@ -143,6 +143,48 @@ def wflint_verdict(case: Case, release: str) -> dict[str, Any]:
             "message": first.message}
 
 
+class Mock:
+    """wflint's mock service answering as the release, in-process: its full reply is what
+    the message comparison uses (the 422 list and joined-string forms included)."""
+
+    def __init__(self, release: str) -> None:
+        from wflint.server.testing import make_client
+
+        self.client = make_client(keys=("oracle=o_1",), target_version=release)
+        self.headers = {"x-api-key": "oracle"}
+        self.n = 0
+        self._seed()
+
+    def _seed(self) -> None:
+        seed = {"title": "oracle seed", "workflow_definition": {"parameters": [], "blocks": [
+            {"block_type": "wait", "label": "seed_wait", "wait_sec": 1}]}}
+        r = self.client.post("/v1/workflows", json={"json_definition": seed}, headers=self.headers)
+        self.wpid = r.json()["workflow_permanent_id"]
+
+    def answer(self, body: Any) -> tuple[int, Any]:
+        self.n += 1
+        if self.n % 200 == 0:
+            self._seed()
+        r = self.client.post(f"/v1/workflows/{self.wpid}", json=body, headers=self.headers)
+        try:
+            return r.status_code, r.json()
+        except ValueError:
+            return r.status_code, r.text
+
+
+def same_reply(service: Any, mock: Any) -> bool:
+    """The refusal bodies agree: the same detail string, or the same errors (type, location,
+    message) in the 422 list form."""
+    if not isinstance(service, dict) or not isinstance(mock, dict):
+        return service == mock
+    a, b = service.get("detail"), mock.get("detail")
+    if isinstance(a, list) and isinstance(b, list):
+        def key(items):
+            return [(e.get("type"), tuple(e.get("loc", ())), e.get("msg")) for e in items if isinstance(e, dict)]
+        return key(a) == key(b)
+    return a == b
+
+
 def _order_key(order: tuple) -> tuple:
     return tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in order)
 
@@ -154,6 +196,8 @@ def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]],
     counts: Counter = Counter()
     lines: list[str] = []
     verdicts: dict[str, Any] = {}
+    mock = Mock(release) if mock_wanted() else None
+    mismatches: list[str] = []
     for c in cases:
         got = service.get(c.id)
         if got is None:
@@ -176,10 +220,17 @@ def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]],
             counts["verdict"] += 1
         if (w["status"] if not w_accepts else 200) == (svc_status if not accepted else 200):
             counts["status"] += 1
-        if not accepted and not w_accepts and svc_detail is not None:
-            counts["detail_cases"] += 1
-            if w["detail"] == svc_detail:
-                counts["detail"] += 1
+        if not accepted and mock is not None and 400 <= svc_status < 500:
+            counts["refusals"] += 1
+            try:
+                m_status, m_body = mock.answer(c.body())
+            except ValueError:
+                m_status, m_body = 0, None
+            if m_status == svc_status and same_reply(body, m_body):
+                counts["message"] += 1
+            else:
+                mismatches.append(f"{c.id}: service {svc_status} {json.dumps(body)[:300]}\n    mock    {m_status} "
+                                  f"{json.dumps(m_body)[:300]}")
         if w_accepts != accepted or (not accepted and w["status"] != svc_status):
             shown = json.dumps(body)[:400] if not accepted else "accepted"
             lines.append(f"{c.id} [{', '.join(c.tags)}]: service {svc_status} {shown}\n"
@@ -188,6 +239,10 @@ def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]],
         print(line)
     if len(lines) > show:
         print(f"... and {len(lines) - show} more disagreements")
+    if MESSAGES_SHOWN[0]:
+        print(f"message mismatches ({len(mismatches)}):")
+        for line in mismatches[:MESSAGES_SHOWN[0]]:
+            print(line)
     return {"counts": counts, "verdicts": verdicts, "disagreements": len(lines)}
 
 
@@ -205,6 +260,17 @@ def write_verdicts(path: Path, release: str, verdicts: dict[str, Any]) -> None:
     path.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
 
 
+MESSAGES_SHOWN = [0]
+
+
+def mock_wanted() -> bool:
+    try:
+        import starlette  # noqa: F401  (the serve extra)
+    except ImportError:
+        return False
+    return True
+
+
 def pct(a: int, b: int) -> float:
     return 100.0 * a / b if b else 100.0
 
@@ -214,8 +280,8 @@ def summary(release: str, counts: Counter, seconds: float) -> str:
     return (f"oracle {release}: {n} cases ({counts['generated']} generated, {counts['fixtures']} fixtures; "
             f"{counts['accepted']} accepted by the service), {counts['config']} config-dependent set aside; "
             f"verdict agreement {pct(counts['verdict'], n):.2f}%, status agreement {pct(counts['status'], n):.2f}%, "
-            f"message agreement {pct(counts['detail'], counts['detail_cases']):.2f}% of {counts['detail_cases']} "
-            f"shape-D refusals; {seconds:.0f} s")
+            f"message agreement (wflint serve's reply) {pct(counts['message'], counts['refusals']):.2f}% of "
+            f"{counts['refusals']} 4xx refusals; {seconds:.0f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,8 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=50, help="disagreements to print")
     ap.add_argument("--verdicts", type=Path, help="write the service's verdict per fixture case (JSON)")
     ap.add_argument("--results", type=Path, help="write the service's raw reply per case (JSON lines)")
+    ap.add_argument("--show-messages", type=int, default=0, help="message mismatches to print")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
+    MESSAGES_SHOWN[0] = args.show_messages
     folders = ([] if args.no_repo_fixtures else [REPO / "fixtures"]) + args.fixtures
     all_cases = fixture_cases(folders) + generated(args.seed, args.count)
     service = run_service(args.release, all_cases, not args.no_install)

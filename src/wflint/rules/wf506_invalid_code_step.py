@@ -12,6 +12,10 @@ from ``code`` on every save. A wrong ``action_type`` therefore never reaches a r
 shows that the steps were written by hand and describe something else than the stored
 workflow will. That is a warning; deleting ``steps`` altogether is simplest.
 
+Releases before 1.0.55 (``--target-version 1.0.48``) checked each step's ``action_type``
+against their own list and refused the save (422, "Invalid step at index ... in code block
+..."); for them this is an error.
+
 **Bad**::
 
     - block_type: code

@@ -156,10 +156,10 @@ class _Builder:
 
     def tagged_class(self, obj: t.ObjectModel, tag_field: str, tag: Any, shared: tuple[t.Field, ...],
                      validators: dict[str, Any]) -> type[BaseModel]:
-        fields: dict[str, Any] = {}
+        # the tag comes first, as in the service: a loop child's errors list block_type first
+        fields: dict[str, Any] = {tag_field: (Literal[tag], tag)}  # type: ignore[valid-type]
         for f in (*shared, *obj.fields):
             fields[f.name] = self.field_definition(f, obj.name)
-        fields[tag_field] = (Literal[tag], tag)  # type: ignore[valid-type]
         names = {f.name for f in (*shared, *obj.fields)}
         validators = {**validators, **V.for_release(self.rel, obj.tag or "", names)}
         return self._create(obj.class_name or obj.name, fields, validators)
