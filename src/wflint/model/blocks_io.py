@@ -105,6 +105,8 @@ SEND_EMAIL = block(
         "Platform SMTP (no custom host, not gmail): set override keys must be declared, declared "
         "slot keys must be aws_secret parameters, and missing ones are added by the service.",
     ),
+    # how the service labels this type in loop_blocks errors: (label, since, until)
+    loop_labels=(("function-after[_validate_transport_fields(), SendEmailBlockYAML]", "1.0.56", None),),
     smtp_slots=SMTP_SLOTS,
     smtp_platform_aws_keys=SMTP_PLATFORM_AWS_KEYS,
     stored_replaces={key: slot for slot, key in SMTP_SLOTS.items()},
@@ -160,11 +162,13 @@ PDF_FILL = block(
           nullable=True, default=None, templated="leaves", yaml11_sensitive=True),
         llm_key(), parameter_keys(),
     ),
+    loop_labels=(("function-after[normalize_llm_selection(), PdfFillBlockYAML]", None, None),),
 )
 
 SPLIT_PDF = block(
     "split_pdf", "SplitPdfBlockYAML", "Split a PDF.",
     (_file_url(), _prompt(True, "How to split the document."), llm_key(), parameter_keys()),
+    loop_labels=(("function-after[normalize_llm_selection(), SplitPdfBlockYAML]", None, None),),
 )
 
 

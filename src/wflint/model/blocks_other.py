@@ -106,6 +106,8 @@ TEXT_PROMPT = block(
         F("prompt", Str(), "The prompt sent to the LLM.", required=True, templated="text"),
         parameter_keys(), json_schema(),
     ),
+    # how the service labels this type in loop_blocks errors: (label, since, until)
+    loop_labels=(("function-after[normalize_llm_selection(), TextPromptBlockYAML]", None, None),),
 )
 
 WAIT = block(
@@ -181,6 +183,8 @@ HTTP_REQUEST = block(
         "\"secret_response_paths cannot be combined with save_response_as_file\".",
         "Secret and credential values can be expanded in http_request templates.",
     ),
+    loop_labels=(("function-after[validate_secret_response_paths_file_conflict(), HttpRequestBlockYAML]",
+                  None, None),),
 )
 
 WEB_SEARCH = block(
@@ -208,6 +212,7 @@ WEB_SEARCH = block(
         "A json_schema without {{ or {% must be a valid JSON Schema (Draft 2020-12): \"The Data "
         "Schema is not a valid JSON Schema: {reason}.\"",
     ),
+    loop_labels=(("function-after[validate_no_match_error_code_prompt(), WebSearchBlockYAML]", None, None),),
 )
 
 CONDITIONAL = block(
@@ -222,6 +227,7 @@ CONDITIONAL = block(
         "block.\" Zero defaults are allowed.",
         "A conditional makes the definition v2.",
     ),
+    loop_labels=(("function-after[validate_branches(), ConditionalBlockYAML]", None, None),),
     stored_branch_ids="uuid4",
 )
 

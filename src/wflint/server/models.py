@@ -126,7 +126,17 @@ class _Builder:
         raise TypeError(f"no pydantic annotation for {typ!r}")
 
     def _loop_choices(self) -> list[tuple[Any, str]]:
-        return [(cls, cls.__name__) for cls in self.block_classes.values()]
+        return [(cls, self._loop_label(tag, cls)) for tag, cls in self.block_classes.items()]
+
+    def _loop_label(self, tag: str, cls: type[BaseModel]) -> str:
+        """The service's label of a loop child's branch (older releases named some by their
+        model validator)."""
+        from ..model.releases import within
+
+        for label, since, until in self.rel.BLOCK_TYPES[tag].extra.get("loop_labels", ()):
+            if within(since, until, self.rel.version):
+                return label
+        return cls.__name__
 
     def field_definition(self, f: t.Field, owner: str) -> tuple[Any, Any]:
         ann = self.annotation(f.type, owner, f.name)
