@@ -86,8 +86,10 @@ def check_source(
     directory), a well-formed file that is not a workflow gives None instead of findings."""
     config = config or Config()
     parsed = parse(source, fmt)
-    diags = list(parsed.diagnostics)
     root = parsed.root
+    chosen = parsed.format if config.mode == "auto" else config.mode
+    diags = list(parsed.diagnostics) if chosen != "yaml" else [
+        unwrap.with_yaml_root_verdict(d, root) for d in parsed.diagnostics]
     if require_workflow and root is not None and not unwrap.looks_like_workflow(root):
         return None
     if root is not None and root.kind == "map":

@@ -54,9 +54,16 @@ def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yam
             document = load_definition(envelope.yaml_definition)
         except YamlSyntaxError as exc:
             raise detail(422, exc.detail) from None
-        # the service's sanitizer crashes (500) on a non-mapping document or item; here the
-        # model validation below reports those as a clear 422 instead
-        raw = sanitize(document).request if isinstance(document, dict) and sanitize_yaml else document
+        if not isinstance(document, dict):
+            # the service calls dict() on the document: a list of pairs becomes a mapping
+            # (a two-key mapping item gives its two keys); anything else fails with a 500,
+            # which the mock answers as a clear 422
+            try:
+                document = dict(document)
+            except (TypeError, ValueError):
+                raise detail(422, "yaml_definition must hold a mapping (a whole request with title and "
+                                  "workflow_definition); the service fails with a 500 on anything else") from None
+        raw = sanitize(document).request if sanitize_yaml else document
         try:
             return raw, "yaml", models.validate_yaml_path(raw, target_version)
         except ValidationError as exc:

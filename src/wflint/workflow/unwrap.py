@@ -66,6 +66,25 @@ def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, 
     return make(code, name, severity, message, node.start, node.end if end else node.start, path=path, **kw)
 
 
+def yaml_root_verdict(root: Node | None) -> ServiceVerdict:
+    """How the service answers a YAML document that is not a mapping: it calls ``dict()`` on
+    it, which fails (500) unless every item is a pair (a two-key mapping gives its two keys,
+    so ``- {title: .., workflow_definition: ..}`` reads as ``{"title": "workflow_definition"}``),
+    and then the request model refuses what it got (422)."""
+    try:
+        dict(root.to_data() if root is not None else None)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ServiceVerdict(500, None, ("B", 2))
+    return ServiceVerdict(422, None, ("B", 2))
+
+
+def with_yaml_root_verdict(d: Diagnostic, root: Node | None) -> Diagnostic:
+    """A WF002 of a YAML document, with the service's answer attached."""
+    if d.code != "WF002" or d.service is not None:
+        return d
+    return replace(d, service=yaml_root_verdict(root))
+
+
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
            release: str | None = None) -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics. ``release``
@@ -83,10 +102,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
 
     if yaml_used:
         inner = parse_embedded(source, yaml_node)
-        # a yaml_definition that is not a mapping makes the service's sanitizer fail (500)
-        out.diagnostics.extend(
-            replace(d, service=ServiceVerdict(500, None, ("B", 2))) if d.code == "WF002" and d.service is None else d
-            for d in inner.diagnostics)
+        out.diagnostics.extend(with_yaml_root_verdict(d, inner.root) for d in inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
             out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source,
                                                release=release))
