@@ -6,6 +6,10 @@ generates the JSON Schemas, ``validators`` compiles them once per process, and `
 values as the service's lax model does. Everything else in wflint (rules, fixer, mock server)
 reads field knowledge from here: ``BLOCK_TYPES`` and ``PARAMETER_TYPES`` by tag in the service's order, ``OBJECTS`` by
 ``ObjectModel.name``, and a few helpers.
+
+One declaration describes several service releases: ``release(X)`` is the view of release X
+(``releases`` explains the since/until marks); the module-level names are the newest
+release's view.
 """
 
 from __future__ import annotations

@@ -43,7 +43,29 @@ def yield_findings(wf: Workflow, rule: Any):
             if raw_reading is not None:
                 message += f"; YAML 1.1 reads `{raw_reading[0]}` as {raw_reading[1]}"
                 help = f"quote it: '{raw_reading[0]}'"
-        yield wf.diag(rule, message, f.path, key=f.key, help=help, service=model_verdict(wf, f.path))
+        yield wf.diag(rule, message, f.path, key=f.key, help=help, service=_verdict(wf, f))
+
+
+def _verdict(wf: Workflow, f: Finding):
+    """The model stage's verdict, except where the YAML path never gets there: the service's
+    sanitizer calls dict() on every parameter and block item and fails (500) on anything
+    that is not a mapping (checked against the three releases)."""
+    from ..diagnostics import ServiceVerdict
+
+    p = f.path
+    if (wf.mode == "yaml" and f.code == "WF102" and len(p) >= 2 and isinstance(p[-1], int)
+            and p[-2] in ("parameters", "blocks", "loop_blocks") and not isinstance(_at(wf.request, p), dict)):
+        return ServiceVerdict(500, None, ("B", 1) + tuple(x if isinstance(x, int) else str(x) for x in p))
+    return model_verdict(wf, p)
+
+
+def _at(data: Any, path: tuple) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _yaml11_reading(wf: Workflow, f: Finding) -> tuple[str, str] | None:
