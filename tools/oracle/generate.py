@@ -358,9 +358,7 @@ def _make_valid(tag: str, b: dict[str, Any]) -> None:
         b["branch_conditions"] = [{"criteria": {"expression": "{{ total > 100 }}"}, "next_block_label": None},
                                   {"is_default": True, "next_block_label": None}]
     elif tag == "send_email":
-        b.update({"sender": "reports@example.com", "smtp_host_secret_parameter_key": None})
-        for k in ("smtp_host_secret_parameter_key",):
-            b.pop(k, None)
+        b["sender"] = "reports@example.com"
     elif tag == "human_interaction":
         b.update({"timeout_seconds": 3600, "sender": "hello@example.com", "subject": "Please approve",
                   "body": "A run needs your approval"})
