@@ -8,13 +8,13 @@ type, so the linter validates each object against its own definition.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from . import schema
 from .releases import NEWEST
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 
 @lru_cache(maxsize=None)
@@ -62,9 +62,24 @@ def validator(def_name: str, version: str | None = None) -> Draft202012Validator
 
 
 @lru_cache(maxsize=None)
-def _validator(def_name: str, version: str) -> Draft202012Validator:
+def _lint_schema(def_name: str, version: str) -> dict[str, Any]:
     defs = _lint_defs(version)
-    return Draft202012Validator(_inline(defs[def_name], defs))
+    return _inline(defs[def_name], defs)
+
+
+def lint_schema(def_name: str, version: str | None = None) -> dict[str, Any]:
+    """The inlined linting schema of one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)
+    of release ``version`` (default: the newest modelled one)."""
+    return _lint_schema(def_name, version or NEWEST)
+
+
+@lru_cache(maxsize=None)
+def _validator(def_name: str, version: str) -> Draft202012Validator:
+    """jsonschema is imported on first use: a run whose documents the compiled fast path
+    accepts never needs it."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(lint_schema(def_name, version))
 
 
 def accepts_as(tag: str, data: dict[str, Any], version: str | None = None) -> bool:
