@@ -185,10 +185,15 @@ def _graph_preds(blocks, finally_label, under):
     by_label = {b.label: b for b in blocks if b.label is not None}
     if len(by_label) != len(blocks):
         return None
+    def _branches(b):
+        # a branch list of the wrong type is the model rules' finding (WF102), not a crash here
+        value = b.data.get("branch_conditions") if b.tag == "conditional" else None
+        return value if isinstance(value, list) else []
+
     scoped = [
         routing.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
                          tuple(br.get("next_block_label") if isinstance(br, dict) else None
-                               for br in (b.data.get("branch_conditions") or [] if b.tag == "conditional" else [])))
+                               for br in _branches(b)))
         for b in blocks
     ]
     routed = routing.strip_finally(scoped, finally_label)
