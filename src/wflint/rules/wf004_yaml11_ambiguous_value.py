@@ -27,7 +27,6 @@ written.
 import re
 import sys
 
-from .. import model
 from ..checks.template_sites import objects
 from ..checks.yaml11 import yaml11_reading
 
