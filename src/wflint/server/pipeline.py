@@ -19,13 +19,14 @@ from ..workflow.sanitizer import sanitize
 from ..checks.service_checks import normalize_credential_ids
 from . import engine_bridge, models
 from .errors import Reply, detail, missing_body, shape_l, shape_s
+from .limits import ServerLimits
 from .state import ServerState
 from .webhook import webhook_url_error
 from .workflows import Submission, build_workflow, present, submission
-from .yamlload import YamlSyntaxError, load_definition
+from .yamlload import YamlLimitError, YamlSyntaxError, load_definition
+from .intake import MISSING
 
 NO_DEFINITION = "Invalid workflow definition. Workflow should be provided in either yaml or json format."
-MISSING = object()  # no request body at all
 
 
 def not_found(wpid: str) -> str:
@@ -45,15 +46,17 @@ def parse_envelope(body: Any) -> BaseModel:
         raise shape_l(exc) from None
 
 
-def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yaml: bool = True
-                      ) -> tuple[dict[str, Any], str, BaseModel]:
+def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yaml: bool = True,
+                      limits: ServerLimits | None = None) -> tuple[dict[str, Any], str, BaseModel]:
     """B1/B2: (raw request the engine checks, "json"|"yaml", validated request model).
     Only the legacy raw-YAML update skips the sanitizer."""
     if envelope.yaml_definition:
         try:
-            document = load_definition(envelope.yaml_definition)
+            document = load_definition(envelope.yaml_definition, limits)
         except YamlSyntaxError as exc:
             raise detail(422, exc.detail) from None
+        except YamlLimitError as exc:
+            raise detail(422, str(exc)) from None
         # the service's sanitizer crashes (500) on a non-mapping document or item; here the
         # model validation below reports those as a clear 422 instead
         raw = sanitize(document).request if isinstance(document, dict) and sanitize_yaml else document
@@ -119,6 +122,8 @@ def _browser_profile_key_error(sub: Submission) -> str | None:
         jinja2.Environment().parse(key.strip())
     except jinja2.TemplateSyntaxError as exc:
         return f"browser_profile_key is not a valid Jinja template: {exc.message} (line {exc.lineno})"
+    except RecursionError:
+        return "browser_profile_key is nested too deeply to be parsed as a Jinja template"
     return None
 
 
@@ -147,7 +152,7 @@ def save_workflow(
         existing = state.store.first_version(organization_id, wpid)
         if existing is not None:  # returned as is, without looking at the new body (§9.3)
             return present(existing), False
-    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml)
+    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml, limits=state.config.limits)
     sub = submission(request)
     previous = None if create else state.store.latest(organization_id, wpid or "", include_deleted=True)
     verdicts = server_verdicts(state, sub, previous, None if create else wpid)

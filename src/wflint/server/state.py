@@ -11,6 +11,7 @@ from typing import Iterator
 from .auth import ApiKeys
 from .errors import detail
 from .ids import IdGenerator
+from .limits import ServerLimits
 from .store import Store
 
 
@@ -29,6 +30,8 @@ class ServerConfig:
     folders: dict[str, str] = field(default_factory=dict)
     #: webhook hosts refused as "blocked" (C6)
     blocked_webhook_hosts: frozenset[str] = frozenset()
+    #: body size, nesting, alias expansion, time budget (``--limit NAME=N``)
+    limits: ServerLimits = field(default_factory=ServerLimits)
 
 
 class ServerState:
@@ -38,6 +41,8 @@ class ServerState:
         self.ids = IdGenerator()
         self._inflight: set[str] = set()
         self._inflight_lock = threading.Lock()
+        #: slots for CPU-heavy requests (create, update, scripts) working at once
+        self.heavy_gate = threading.Semaphore(config.limits.heavy_workers)
 
     def new_id(self, prefix: str) -> str:
         return self.ids.new(prefix)
