@@ -101,11 +101,11 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     return run
 
 
-async def _json_body(request: Request) -> Callable[[], Any]:
+async def _json_body(request: Request, *, long_strings: bool = False) -> Callable[[], Any]:
     """Reads the body now (413 past the limit); returns the decoding, to run in the thread."""
     limits = _state(request).config.limits
     raw = await read_raw(request, limits)
-    return lambda: decode_json(raw, request.headers.get("content-type"), limits)
+    return lambda: decode_json(raw, request.headers.get("content-type"), limits, long_strings=long_strings)
 
 
 async def _text_body(request: Request) -> str:
@@ -225,7 +225,7 @@ def _create_script(request: Request, body: Any) -> Any:
 
 
 async def create_script(request: Request) -> Response:
-    decode = await _json_body(request)
+    decode = await _json_body(request, long_strings=True)  # file contents are long strings
     return await offload(request, lambda: _create_script(request, decode()), heavy=True)
 
 

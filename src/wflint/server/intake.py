@@ -5,7 +5,8 @@
 * ``decode_json`` decodes it the way FastAPI does (no bytes is "missing"; malformed JSON is a
   422 ``json_invalid``), after a linear scan has measured its nesting, and refuses what the
   service would store but could never answer: ``NaN``/``Infinity``, integers too long for
-  Python to read, and text that is not encodable (lone surrogates such as ``\\ud800``).
+  Python to read, and text that is not encodable (lone surrogates such as ``\\ud800``); and
+  strings over the ``string-chars`` limit, whose checks would hold the interpreter for long.
 """
 
 from __future__ import annotations
@@ -74,25 +75,35 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def unencodable_at(value: Any) -> tuple[list[Any], str] | None:
-    """The location and text of the first string (key or value) UTF-8 cannot encode, or None.
-    Iterative, so any nesting is fine."""
+def _bad_string(text: str, max_chars: int | None) -> str | None:
+    if max_chars is not None and len(text) > max_chars:
+        return "long"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "unencodable"
+    return None
+
+
+def bad_string_at(value: Any, max_chars: int | None = None) -> tuple[list[Any], str, str] | None:
+    """(location, text, "unencodable" or "long") of the first string, key or value, that UTF-8
+    cannot encode or that is longer than ``max_chars``; None if there is none. Iterative, so
+    any nesting is fine."""
     stack: list[tuple[list[Any], Any]] = [([], value)]
     while stack:
         loc, v = stack.pop()
         if isinstance(v, str):
-            if not v.isascii():
-                try:
-                    v.encode("utf-8")
-                except UnicodeEncodeError:
-                    return loc, v
+            # a yaml_definition is a whole document: its own strings are measured as it loads
+            problem = _bad_string(v, None if loc == ["yaml_definition"] else max_chars)
+            if problem:
+                return loc, v, problem
         elif isinstance(v, dict):
             for k, item in v.items():
-                if isinstance(k, str) and not k.isascii():
-                    try:
-                        k.encode("utf-8")
-                    except UnicodeEncodeError:
-                        return loc, k
+                if isinstance(k, str):
+                    problem = _bad_string(k, max_chars)
+                    if problem:
+                        return loc, k, problem
                 stack.append(([*loc, k], item))
         elif isinstance(v, list):
             stack.extend(([*loc, i], item) for i, item in enumerate(v))
@@ -104,23 +115,30 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def refuse_unencodable(value: Any, prefix: tuple[Any, ...] = ("body",)) -> None:
-    """422 (list form) at the first string UTF-8 cannot encode: it could be neither stored nor
-    answered, so it is refused at the door."""
-    found = unencodable_at(value)
+def refuse_bad_strings(value: Any, max_chars: int | None) -> None:
+    """422 (list form) at the first string UTF-8 cannot encode (it could be neither stored nor
+    answered, so it is refused at the door), or longer than ``max_chars``."""
+    found = bad_string_at(value, max_chars)
     if found is None:
         return
-    loc, text = found
-    raise Reply(422, {"detail": [{"type": "string_unicode", "loc": [*prefix, *loc],
-                                  "msg": "Input should be a valid string, unable to encode it as UTF-8 "
-                                         "(a lone surrogate such as \\ud800)",
-                                  "input": printable(text)}]})
+    loc, text, problem = found
+    if problem == "long":
+        item = {"type": "string_too_long", "loc": ["body", *loc],
+                "msg": f"String should have at most {max_chars} characters (the mock's 'string-chars' limit; "
+                       "raise it with --limit string-chars=N)",
+                "input": printable(text[:100]) + "...", "ctx": {"max_length": max_chars}}
+    else:
+        item = {"type": "string_unicode", "loc": ["body", *loc],
+                "msg": "Input should be a valid string, unable to encode it as UTF-8 (a lone surrogate such as \\ud800)",
+                "input": printable(text)}
+    raise Reply(422, {"detail": [item]})
 
 
-def decode_json(raw: bytes, content_type: str | None, limits: ServerLimits) -> Any:
+def decode_json(raw: bytes, content_type: str | None, limits: ServerLimits, *, long_strings: bool = False) -> Any:
     """A2, the way FastAPI reads a JSON body, with the limits: no bytes is "missing"; a JSON (or
     absent) content type is decoded, where malformed JSON is a 422; any other content type is
-    passed on as text, which the body model then refuses."""
+    passed on as text, which the body model then refuses. ``long_strings`` lifts the
+    ``string-chars`` limit (script files carry their content as one string)."""
     if not raw:
         return MISSING
     if content_type is not None and not _is_json(content_type):
@@ -137,5 +155,5 @@ def decode_json(raw: bytes, content_type: str | None, limits: ServerLimits) -> A
         raise detail(400, "There was an error parsing the body") from None
     except (ValueError, RecursionError) as exc:  # NaN/Infinity, integers over 4300 digits
         raise json_invalid(0, str(exc)) from None
-    refuse_unencodable(value)
+    refuse_bad_strings(value, None if long_strings else limits.string_chars)
     return value

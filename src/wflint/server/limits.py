@@ -27,6 +27,8 @@ class ServerLimits:
     alias_nodes: int = MAX_ALIAS_NODES
     #: characters of string values that YAML aliases may add (one long string aliased many times)
     alias_chars: int = 8 * 1024 * 1024
+    #: characters of one string in a workflow body (a title, a prompt, a yaml_definition's values)
+    string_chars: int = 1024 * 1024
     #: seconds a request may work before it is answered 503 (nothing stored)
     request_seconds: float = 10.0
     #: requests that create or update (CPU-heavy) running at once; more wait their turn

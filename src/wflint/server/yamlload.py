@@ -105,6 +105,9 @@ def measure(value: Any, limits: ServerLimits) -> None:
     while stack:
         v, depth, done = stack.pop()
         if isinstance(v, str):
+            if len(v) > limits.string_chars:
+                raise YamlLimitError(f"yaml_definition holds a string of {len(v)} characters, more than {limits.string_chars} "
+                                     "(the mock's 'string-chars' limit; raise it with --limit string-chars=N)")
             if id(v) not in sizes:
                 sizes[id(v)] = (1, len(v))
                 distinct_nodes += 1
