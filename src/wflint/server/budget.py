@@ -79,6 +79,12 @@ async def run_in_thread(work: Callable[[], Any], seconds: float, gate: threading
     budget = Budget(seconds)
     future: asyncio.Future = loop.create_future()
 
+    def hand_over(ok: bool, value: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(_settle, future, ok, value)
+        except RuntimeError:  # the loop is gone (shut down): nobody is waiting any more
+            pass
+
     def target() -> None:
         _CURRENT.set(budget)
         if gate is not None and not gate.acquire(timeout=seconds):
@@ -86,9 +92,9 @@ async def run_in_thread(work: Callable[[], Any], seconds: float, gate: threading
         try:
             result = work()
         except BaseException as exc:  # noqa: BLE001 - handed to the loop, which decides
-            loop.call_soon_threadsafe(_settle, future, False, exc)
+            hand_over(False, exc)
         else:
-            loop.call_soon_threadsafe(_settle, future, True, result)
+            hand_over(True, result)
         finally:
             if gate is not None:
                 gate.release()  # given back when the work is done, not when the loop stops waiting

@@ -27,6 +27,10 @@ class ServerLimits:
     alias_nodes: int = MAX_ALIAS_NODES
     #: characters of string values that YAML aliases may add (one long string aliased many times)
     alias_chars: int = 8 * 1024 * 1024
+    #: loops nested in loops. A valid deep loop costs little, but pydantic's error list for an
+    #: invalid one doubles with each level (both loop models report the body's errors): at 8
+    #: levels about 15,000 errors, 7 MB, a second
+    loop_depth: int = 8
     #: characters of one string in a workflow body (a title, a prompt, a yaml_definition's values)
     string_chars: int = 1024 * 1024
     #: seconds a request may work before it is answered 503 (nothing stored)

@@ -36,10 +36,34 @@ def not_found(wpid: str) -> str:
 # --------------------------------------------------------------------------- stages A5 and B
 
 
-def parse_envelope(body: Any) -> BaseModel:
+def loop_depth(request: Any) -> int:
+    """How deep ``loop_blocks`` nest in a request (plain data, any shape); iterative."""
+    definition = request.get("workflow_definition") if isinstance(request, dict) else None
+    blocks = definition.get("blocks") if isinstance(definition, dict) else None
+    deepest, stack = 0, [(blocks, 0)]
+    while stack:
+        items, depth = stack.pop()
+        if not isinstance(items, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((b.get("loop_blocks"), depth + 1) for b in items if isinstance(b, dict))
+    return deepest
+
+
+def refuse_deep_loops(request: Any, limits: ServerLimits | None) -> None:
+    limit = (limits or ServerLimits()).loop_depth
+    if loop_depth(request) > limit:
+        raise detail(422, f"Loops are nested deeper than {limit} levels (the mock's 'loop-depth' limit; "
+                          "raise it with --limit loop-depth=N)")
+
+
+
+def parse_envelope(body: Any, limits: ServerLimits | None = None) -> BaseModel:
     """A5: the body model, with a full validation of ``json_definition``."""
     if body is MISSING or body is None:
         raise missing_body()
+    if isinstance(body, dict):
+        refuse_deep_loops(body.get("json_definition"), limits)
     try:
         return models.validate_json_path(models.envelope_class(), body)
     except ValidationError as exc:
@@ -57,6 +81,7 @@ def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yam
             raise detail(422, exc.detail) from None
         except YamlLimitError as exc:
             raise detail(422, str(exc)) from None
+        refuse_deep_loops(document, limits)
         # the service's sanitizer crashes (500) on a non-mapping document or item; here the
         # model validation below reports those as a clear 422 instead
         raw = sanitize(document).request if isinstance(document, dict) and sanitize_yaml else document
@@ -147,7 +172,7 @@ def save_workflow(
 ) -> tuple[dict[str, Any], bool]:
     """Create (``create=True``; ``wpid`` given for idempotent or seeded creates) or update
     ``wpid``. Returns (reply object, whether a version was written)."""
-    envelope = parse_envelope(body)
+    envelope = parse_envelope(body, state.config.limits)
     if create and idempotent and wpid is not None:
         existing = state.store.first_version(organization_id, wpid)
         if existing is not None:  # returned as is, without looking at the new body (§9.3)
