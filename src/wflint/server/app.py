@@ -70,18 +70,21 @@ TOO_DEEP = ("The request nests too deeply to be checked (in its JSON, its YAML, 
             "the mock refuses it rather than fail")
 
 
-async def offload(request: Request, work: Callable[[], Any], *, heavy: bool = False) -> Response:
-    """Run ``work`` off the event loop within the request time budget (``budget``); CPU-heavy
-    work (create, update, scripts) also waits for one of ``heavy_workers`` slots."""
+async def offload(request: Request, work: Callable[[Any], Any], *, heavy: bool = False,
+                  decode: Callable[[], Any] = lambda: None) -> Response:
+    """Run ``work(decode())`` off the event loop within the request time budget (``budget``);
+    CPU-heavy work (create, update, scripts) also waits for one of ``heavy_workers`` slots,
+    after the body has passed the door checks in ``decode``."""
     state = _state(request)
 
-    def run() -> Response:
+    def run(body: Any) -> Response:
         try:
-            return _rendered(work())
+            return _rendered(work(body))
         except RecursionError:  # a backstop: the limits refuse the known deep inputs first
             raise detail(422, TOO_DEEP) from None
 
-    return await run_in_thread(run, state.config.limits.request_seconds, state.heavy_gate if heavy else None)
+    return await run_in_thread(run, state.config.limits.request_seconds, state.heavy_gate if heavy else None,
+                               decode)
 
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -118,8 +121,7 @@ async def _text_body(request: Request) -> str:
 async def create_workflow(request: Request) -> Response:
     decode = await _json_body(request)
 
-    def work() -> Any:
-        body = decode()
+    def work(body: Any) -> Any:
         org = authenticate(request)
         key = request.headers.get("idempotency-key")
         if key is not None and not (1 <= len(key) <= 255 and all(0x21 <= ord(c) <= 0x7E for c in key)):
@@ -132,37 +134,36 @@ async def create_workflow(request: Request) -> Response:
         with state.creating(wpid):
             return save_workflow(state, org, body, create=True, wpid=wpid, folder_id=folder, idempotent=True)[0]
 
-    return await offload(request, work, heavy=True)
+    return await offload(request, work, heavy=True, decode=decode)
 
 
 async def update_workflow(request: Request) -> Response:
     decode = await _json_body(request)
 
-    def work() -> Any:
-        body = decode()
+    def work(body: Any) -> Any:
         org = authenticate(request)
         return save_workflow(_state(request), org, body, wpid=request.path_params["wpid"])[0]
 
-    return await offload(request, work, heavy=True)
+    return await offload(request, work, heavy=True, decode=decode)
 
 
 async def list_workflows(request: Request) -> Response:
-    return await offload(request, lambda: queries.list_workflows(_state(request), authenticate(request),
-                                                                 request.query_params))
+    return await offload(request, lambda _: queries.list_workflows(_state(request), authenticate(request),
+                                                                   request.query_params))
 
 
 async def get_workflow(request: Request) -> Response:
-    return await offload(request, lambda: queries.get_workflow(
+    return await offload(request, lambda _: queries.get_workflow(
         _state(request), authenticate(request), request.path_params["wpid"], request.query_params))
 
 
 async def workflow_versions(request: Request) -> Response:
-    return await offload(request, lambda: queries.workflow_versions(
+    return await offload(request, lambda _: queries.workflow_versions(
         _state(request), authenticate(request), request.path_params["wpid"], request.query_params))
 
 
 async def delete_workflow(request: Request) -> Response:
-    def work() -> None:
+    def work(_: Any) -> None:
         queries.delete_workflow(_state(request), authenticate(request), request.path_params["wpid"])
 
     return await offload(request, work)
@@ -172,7 +173,7 @@ async def legacy_create(request: Request) -> Response:
     """``POST /api/v1/workflows``: the body is the YAML text itself (sanitized)."""
     text = await _text_body(request)
 
-    def work() -> Any:
+    def work(_: Any) -> Any:
         org = authenticate(request)
         return save_workflow(_state(request), org, {"yaml_definition": text}, create=True)[0]
 
@@ -183,7 +184,7 @@ async def legacy_update(request: Request) -> Response:
     """``PUT /api/v1/workflows/{wpid}``: YAML text body, not sanitized, ``expected_version``."""
     text = await _text_body(request)
 
-    def work() -> Any:
+    def work(_: Any) -> Any:
         org = authenticate(request)
         state, wpid = _state(request), request.path_params["wpid"]
         expected = queries.parse_query(queries.ExpectedVersionQuery, request.query_params).expected_version
@@ -226,7 +227,7 @@ def _create_script(request: Request, body: Any) -> Any:
 
 async def create_script(request: Request) -> Response:
     decode = await _json_body(request, long_strings=True)  # file contents are long strings
-    return await offload(request, lambda: _create_script(request, decode()), heavy=True)
+    return await offload(request, lambda body: _create_script(request, body), heavy=True, decode=decode)
 
 
 # --------------------------------------------------------------------------- service routes

@@ -72,9 +72,11 @@ def _settle(future: asyncio.Future, ok: bool, value: Any) -> None:
         future.set_exception(value)
 
 
-async def run_in_thread(work: Callable[[], Any], seconds: float, gate: threading.Semaphore | None = None) -> Any:
-    """``work()`` in a daemon thread (holding one of ``gate``'s slots while it works, if
-    given); answered 503 when the wait for a slot and the work together pass ``seconds``."""
+async def run_in_thread(work: Callable[[Any], Any], seconds: float, gate: threading.Semaphore | None = None,
+                        prepare: Callable[[], Any] = lambda: None) -> Any:
+    """``work(prepare())`` in a daemon thread, holding one of ``gate``'s slots (if given) for
+    ``work`` only: the cheap door checks in ``prepare`` never queue behind heavy requests.
+    Answered 503 when the whole passes ``seconds``."""
     loop = asyncio.get_running_loop()
     budget = Budget(seconds)
     future: asyncio.Future = loop.create_future()
@@ -87,10 +89,15 @@ async def run_in_thread(work: Callable[[], Any], seconds: float, gate: threading
 
     def target() -> None:
         _CURRENT.set(budget)
+        try:
+            prepared = prepare()
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop, which decides
+            hand_over(False, exc)
+            return
         if gate is not None and not gate.acquire(timeout=seconds):
             return  # the loop has answered 503 by now
         try:
-            result = work()
+            result = work(prepared)
         except BaseException as exc:  # noqa: BLE001 - handed to the loop, which decides
             hand_over(False, exc)
         else:
