@@ -1,5 +1,6 @@
 """The mock as a process on loopback: the worst inputs of issue 12 do not slow other clients
-down, and SIGTERM stops it within a second. Bounded: about 10 s in all."""
+down, SIGTERM stops it within a second, and SIGKILLs mid-load lose no acknowledged write.
+Bounded: about 15 s in all."""
 
 from __future__ import annotations
 
@@ -57,11 +58,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server():
+def _start(*args: str) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "wflint.server", "--port", str(port), "--api-key", "k=o_1"],
+    proc = subprocess.Popen([sys.executable, "-m", "wflint.server", "--port", str(port), "--api-key", "k=o_1", *args],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -74,6 +74,12 @@ def server():
                 proc.kill()
                 raise RuntimeError("server did not start") from None
             time.sleep(0.1)
+    return proc, base
+
+
+@pytest.fixture
+def server():
+    proc, base = _start()
     yield proc, base
     if proc.poll() is None:
         proc.kill()
@@ -167,3 +173,51 @@ def test_sigterm_stops_the_server_within_a_second_even_mid_request(server):
         done.set()
         worker.join(30)
     assert time.monotonic() - t < 1.0
+
+
+def test_three_sigkills_mid_load_lose_no_acknowledged_write(tmp_path):
+    db = str(tmp_path / "store.sqlite3")
+    acknowledged: list[int] = []
+    wpid = None
+    for _ in range(3):
+        proc, base = _start("--db", db)
+        try:
+            with httpx.Client(base_url=base, headers=KEY, timeout=10) as client:
+                if wpid is None:
+                    wpid = client.post("/v1/agents", json=GOOD).json()["workflow_permanent_id"]
+                    acknowledged.append(1)
+                stop = threading.Event()
+
+                def writer() -> None:
+                    with httpx.Client(base_url=base, headers=KEY, timeout=10) as c:
+                        while not stop.is_set():
+                            try:
+                                r = c.post(f"/v1/agents/{wpid}", json=GOOD)
+                            except httpx.HTTPError:
+                                return  # killed mid-request: not acknowledged
+                            if r.status_code == 200:
+                                acknowledged.append(r.json()["version"])
+
+                writers = [threading.Thread(target=writer) for _ in range(2)]
+                for w in writers:
+                    w.start()
+                time.sleep(0.7)
+                proc.kill()  # SIGKILL, mid-load
+                proc.wait()
+                stop.set()
+                for w in writers:
+                    w.join(10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    proc, base = _start("--db", db)
+    try:
+        versions = [v["version"] for v in httpx.get(f"{base}/v1/agents/{wpid}/versions", headers=KEY).json()]
+    finally:
+        proc.kill()
+        proc.wait()
+    print(f"\n{len(acknowledged)} writes acknowledged across 3 SIGKILLs, {len(versions)} versions stored")
+    assert len(acknowledged) > 10
+    assert set(acknowledged) <= set(versions)  # every acknowledged write survived
+    assert sorted(versions) == list(range(1, len(versions) + 1))  # and no version is torn or doubled
