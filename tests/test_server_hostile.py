@@ -119,6 +119,7 @@ def alias_bomb(levels: int) -> str:
     (alias_bomb(7), "alias-nodes"),  # 600 bytes, 10^7 nodes
     ("big: &b " + "x" * 100_000 + "\nl: [" + ", ".join(["*b"] * 2000) + "]\n", "alias-chars"),
     ("a: &a [*a]\n", "recursive alias"),
+    ('title: "\\ud800"\nworkflow_definition: {parameters: [], blocks: []}\n', "UTF-8"),  # found by the fuzz test
     ("x: " + "[" * 5000 + "]" * 5000, "'depth'"),
     ("x:\n" + "".join("  " * (i + 1) + "- \n" for i in range(1200)), "'depth'"),
 ])

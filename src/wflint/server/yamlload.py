@@ -9,7 +9,8 @@ The loader is bounded (``ServerLimits``): flow brackets nested past the ``depth`
 refused before libyaml reads them (its flow scanner is quadratic in the nesting); the loaded
 document, in which an alias is a shared reference and so costs nothing yet, is measured in
 one pass over its distinct nodes before anything expands it (validation, storage): nesting,
-and the nodes and string characters that aliases add. A recursive alias is refused too.
+and the nodes and string characters that aliases add. A recursive alias is refused too, and
+so is text UTF-8 cannot encode (a "\\ud800" escape).
 """
 
 from __future__ import annotations
@@ -108,6 +109,12 @@ def measure(value: Any, limits: ServerLimits) -> None:
             if len(v) > limits.string_chars:
                 raise YamlLimitError(f"yaml_definition holds a string of {len(v)} characters, more than {limits.string_chars} "
                                      "(the mock's 'string-chars' limit; raise it with --limit string-chars=N)")
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:  # a "\ud800" escape: could be stored but never answered
+                    raise YamlLimitError("yaml_definition holds text UTF-8 cannot encode (a lone surrogate such "
+                                         "as \\ud800 in a double-quoted string)") from None
             if id(v) not in sizes:
                 sizes[id(v)] = (1, len(v))
                 distinct_nodes += 1
