@@ -6,17 +6,23 @@ unreadable-path error; 3 internal error (a short message; ``--debug`` shows the 
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
-from .api import InternalError, Report, check_bytes, check_paths
-from .config import Config, ConfigError, discover, load
+from .config import Config, ConfigError, discover, load, settings_text
 from .diagnostics import at_or_above, finalize
-from .report.formats import FORMATS
+from .report import color, progress, statistics
+from .report.formats import FORMATS, HUMAN_FORMATS, render
+from .report.output_file import OutputFileError, write_report
+
+if TYPE_CHECKING:  # the library API (parsers, rules, validators) is imported by the commands that use it
+    from .api import Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -46,7 +52,21 @@ class _LineCache:
         return lines[n - 1].replace("\r", "")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose heavier subcommands are imported on first use."""
+
+    lazy_commands: dict = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in self.lazy_commands:
+            self.add_command(self.lazy_commands[name](), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wflint")
 def main() -> None:
     """wflint: lint Skyvern workflow definitions offline, and mock the service API."""
@@ -61,10 +81,28 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per idle CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug) -> None:
-    """Check workflow files and directories ('-' reads standard input)."""
+# -- reporting options: what is printed where (the work is done by report/ modules)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 and 3 still mean usage and internal errors).")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the report to this file; print a one-line summary to the terminal.")
+@click.option("--statistics", "show_statistics", is_flag=True, help="Print the number of findings per rule instead of the findings (JSON with --format json).")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary, no 'All checks passed', no progress.")
+@click.option("--color", "color_choice", type=click.Choice(color.CHOICES), default="auto", show_default=True, help="Colour the full and concise formats (auto: on a terminal; honours NO_COLOR and FORCE_COLOR).")
+# -- which files: discovery and recognition (the work is done by discovery.py and api.py)
+@click.option("--show-files", is_flag=True, help="List the files checked, and why each other file met was not; no findings.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list on standard error the files checked and skipped, with reasons.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings (configuration file and options) and exit.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
+@click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug, exit_zero, output_file,
+          show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore, follow_links) -> None:
+    """Check workflow files and directories ('-' reads standard input; no path means '.').
+
+    Only files whose content is a workflow are checked, however they are named; `--show-files`
+    says which, and why the others were left alone."""
+    from .api import InternalError
+
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
         if select:
@@ -75,15 +113,29 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.fail_level = fail_level
         if mode:
             cfg.mode = mode
+        if respect_gitignore is not None:
+            cfg.respect_gitignore = respect_gitignore
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    if not paths:
-        click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
-        sys.exit(EXIT_USAGE)
+    if show_settings:
+        from .discovery import base_dir
+
+        click.echo(settings_text(cfg, str(base_dir(cfg))), nl=False)
+        sys.exit(EXIT_OK)
+    paths = paths or (".",)
+    checked_files: list[str] = []
+    bar = progress.Progress(sys.stderr, enabled=progress.should_show(sys.stderr, os.environ, quiet))
+
+    def on_file(path: str, checked: bool, done: int, total: int) -> None:
+        if checked:
+            checked_files.append(path)
+        bar.update(done, total)
+
     try:
-        report, lines = _run(paths, cfg, stdin_filename, jobs)
+        with bar:
+            report, lines = _run(paths, cfg, stdin_filename, jobs, on_file, follow_links)
     except FileNotFoundError as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -93,25 +145,69 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: internal error: {exc}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
+    if show_files or verbose:
+        from .report.file_list import file_list
+
+        click.echo(file_list(report.checked, report.reasons, report.skipped), nl=False, err=not show_files)
+        if show_files:
+            sys.exit(EXIT_OK)
+    _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice)
+    if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see README)
+        from .report.file_list import no_files_warning
+
+        click.echo(no_files_warning(report.skipped), err=True)
+    failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
+    sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _emit(
+    diags, lines, files_checked: int, checked_files: list[str],
+    fmt: str, output_file: Path | None, show_statistics: bool, quiet: bool, color_choice: str,
+) -> None:
+    """Print the report (or write it to ``output_file`` and print a summary line)."""
     from .rules import registry
 
-    text = FORMATS[fmt](diags, lines, registry())
+    if show_statistics:
+        rows = statistics.count_by_rule(diags)
+        text = statistics.render_json(rows) if fmt == "json" else statistics.render_text(rows, with_total=not quiet)
+        colored = False
+    else:
+        colored = fmt in HUMAN_FORMATS and color.wants_color(color_choice, sys.stdout if output_file is None else None, os.environ)
+        text = render(
+            fmt, diags, lines, registry(),
+            style=color.COLOR if colored else color.PLAIN, with_summary=not quiet,
+            files=checked_files, root=os.environ.get("CI_PROJECT_DIR") or os.getcwd(),
+        )
+    if output_file is not None:
+        try:
+            write_report(output_file, text)
+        except OutputFileError as exc:
+            click.echo(f"wflint: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        if not quiet:
+            click.echo(f"{statistics.files_summary(diags, files_checked)} Report written to {output_file}.", err=True)
+        return
     if text:
-        click.echo(text, nl=False)
-    if fmt == "full" and not diags:
-        click.echo(f"All checks passed ({report.files_checked} file{'s' if report.files_checked != 1 else ''}).", err=True)
-    sys.exit(EXIT_FINDINGS if any(at_or_above(d.severity, cfg.fail_level) for d in diags) else EXIT_OK)
+        click.echo(text, nl=False, color=colored or None)
+    if fmt == "full" and not diags and not quiet and not show_statistics and files_checked:
+        click.echo(statistics.files_summary(diags, files_checked), err=True)
 
 
-def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None) -> tuple[Report, _LineCache]:
+def _run(
+    paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None,
+    follow_links: bool = False,
+) -> tuple[Report, _LineCache]:
+    from .api import MAX_FILE_BYTES, Report, check_paths, check_stdin
+
     files = [p for p in paths if p != "-"]
-    report = check_paths(files, cfg, jobs=jobs) if files else Report()
+    report = check_paths(files, cfg, jobs=jobs, on_file=on_file, follow_links=follow_links) if files else Report()
     lines = _LineCache()
     if "-" in paths:
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
         name = stdin_filename or "<stdin>"
-        report.diagnostics.extend(check_bytes(data, name, cfg))
-        report.files_checked += 1
+        report.add(name, check_stdin(data, name, cfg))
+        if on_file is not None:
+            on_file(name, name in report.checked, 1, 1)
         lines = _LineCache(name, data.decode("utf-8-sig", errors="replace"))
     return report, lines
 
@@ -142,6 +238,18 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 
 
 @main.command()
+def lsp() -> None:
+    """Run the language server over stdio (needs wflint's `lsp` extra)."""
+    try:
+        from .lsp.server import run  # imported here: the other commands do not pay for pygls
+    except ImportError as exc:
+        click.echo(f"wflint: the language server needs extra packages ({exc}); install wflint with its lsp extra, "
+                   "e.g. pip install './wflint[lsp]' from a clone", err=True)
+        sys.exit(EXIT_USAGE)
+    run()
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
 def schema(output: Path, check_only: bool) -> None:
@@ -159,27 +267,64 @@ def schema(output: Path, check_only: bool) -> None:
         click.echo(f"wrote {path}")
 
 
-def _register_fix() -> None:
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="File to write, or a directory for one file per workflow [default: standard output].")
+@click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
+def graph(paths, fmt, out, parameters) -> None:
+    """Draw the routing of workflows, with their problems marked on the picture."""
+    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures
+
+    try:
+        drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
+        if not drawn:
+            raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
+        results = outputs(drawn, fmt, out)
+        for dest, text in results:
+            if dest is None:
+                click.echo(text, nl=False)
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(text, encoding="utf-8")
+    except (ConfigError, FileNotFoundError, GraphUsageError, GraphvizMissing, OSError) as exc:
+        click.echo(f"wflint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        click.echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_INTERNAL)
+    for p in drawn:
+        if p.drawing is None:
+            click.echo(f"wflint: {p.path}: cannot draw: {p.problem}", err=True)
+    sys.exit(EXIT_FINDINGS if any(p.drawing is None for p in drawn) else EXIT_OK)
+
+
+def _serve_missing(message: str) -> click.Command:
+    @click.command(name="serve", context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def serve_missing(args) -> None:  # noqa: ARG001
+        """Run the mock service API (needs wflint's `serve` extra)."""
+        click.echo(f"wflint: the server needs extra packages ({message}); install wflint with its serve extra, "
+                   "e.g. pip install './wflint[serve]' from a clone", err=True)
+        sys.exit(EXIT_USAGE)
+
+    return serve_missing
+
+
+def _load_fix() -> click.Command:
     from .fix import fix
 
-    main.add_command(fix)
+    return fix
 
 
-def _register_serve() -> None:
+def _load_serve() -> click.Command:
     try:
         from .server.cli import serve
     except ImportError as exc:  # the server's extra is not installed
-        message = str(exc)
-
-        @main.command(name="serve", context_settings={"ignore_unknown_options": True})
-        @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-        def serve_missing(args) -> None:  # noqa: ARG001
-            """Run the mock service API (needs: pip install 'wflint[serve]')."""
-            click.echo(f"wflint: the server needs extra packages ({message}); install them with: pip install 'wflint[serve]'", err=True)
-            sys.exit(EXIT_USAGE)
-    else:
-        main.add_command(serve)
+        return _serve_missing(str(exc))
+    return serve
 
 
-_register_fix()
-_register_serve()
+# `fix` and `serve` are imported only when they run (or when help lists them): the server
+# stack alone cost more than a whole single-file check
+main.lazy_commands = {"fix": _load_fix, "serve": _load_serve}

@@ -115,6 +115,16 @@ async def _text_body(request: Request) -> str:
     return (await read_raw(request, _state(request).config.limits)).decode("utf-8", "replace")
 
 
+def endpoint_raw(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """Like ``endpoint`` for a handler that makes its own response."""
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except Reply as reply:
+            return _json(reply.status, reply.body)
+    return run
+
+
 # --------------------------------------------------------------------------- workflow operations
 
 
@@ -230,6 +240,23 @@ async def create_script(request: Request) -> Response:
     return await offload(request, lambda body: _create_script(request, body), heavy=True, decode=decode)
 
 
+# --------------------------------------------------------------------------- runs
+
+NO_RUNS = ("wflint serve is a mock of the workflow API: it stores and validates workflows but does not run "
+           "them, so it has no runs, tasks or run status ({method} {path} is not implemented)")
+#: the service's run endpoints (what the official client and CLI call to run a workflow or task)
+RUN_PATHS = ["/v1/run/workflows", "/v1/run/agents", "/v1/run/tasks", "/v1/run/tasks/login",
+             "/v1/run/tasks/download_files", "/v1/runs", "/v1/runs/cancel", "/v1/runs/{run_id}",
+             "/v1/runs/{run_id}/cancel", "/v1/runs/{run_id}/timeline", "/v1/runs/{run_id}/artifacts",
+             "/v1/workflows/run", "/api/v1/workflows/{wpid}/run", "/api/v1/tasks"]
+
+
+async def not_running(request: Request) -> Response:
+    """501 with a message that says why, instead of a 404 that blames the workflow."""
+    authenticate(request)
+    return _json(501, {"detail": NO_RUNS.format(method=request.method, path=request.url.path)})
+
+
 # --------------------------------------------------------------------------- service routes
 
 
@@ -280,7 +307,9 @@ def _routes() -> list[Route]:
     add(["/v1/scripts", "/v1/scripts/"], create_script, "POST")
     add(["/healthz"], healthz, "GET")
     add(["/openapi.json"], openapi, "GET")
-    return [Route(path, _dispatch(handlers), methods=ANY_METHOD) for path, handlers in by_path.items()]
+    # before the workflow routes: POST /v1/workflows/run must not read as an update of "run"
+    runs = [Route(p, endpoint_raw(not_running), methods=["GET", "POST"]) for p in RUN_PATHS]
+    return runs + [Route(path, _dispatch(handlers), methods=ANY_METHOD) for path, handlers in by_path.items()]
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -13,6 +13,7 @@ from .errors import detail, shape_l
 from .models import python_enum
 from .pipeline import not_found
 from .state import ServerState
+from .store import Listed
 from .workflows import present
 
 WorkflowStatus = python_enum(M.enums.WORKFLOW_STATUS)
@@ -94,12 +95,12 @@ class LikeMatcher:
         return True
 
 
-def _matches(doc: dict[str, Any], terms: list[str], term: str, like: LikeMatcher, folders: Mapping[str, str]) -> bool:
-    folder_title = folders.get(doc.get("folder_id") or "")
-    texts = [doc.get("title") or "", folder_title or "", *terms]
+def _matches(listed: Listed, term: str, like: LikeMatcher, folders: Mapping[str, str]) -> bool:
+    folder_title = folders.get(listed.folder_id or "")
+    texts = [listed.title or "", folder_title or "", *listed.search_terms]
     if any(like.matches(t) for t in texts):
         return True
-    return term.lower() in doc["workflow_permanent_id"].lower()  # literal for the id
+    return term.lower() in listed.workflow_permanent_id.lower()  # literal for the id
 
 
 def list_workflows(state: ServerState, organization_id: str, params: Any) -> list[dict[str, Any]]:
@@ -119,9 +120,9 @@ def list_workflows(state: ServerState, organization_id: str, params: Any) -> lis
     term = q.search_key or q.title
     if term:
         like = LikeMatcher(term)
-        rows = [(doc, terms) for doc, terms in rows if _matches(doc, terms, term, like, state.config.folders)]
+        rows = [r for r in rows if _matches(r, term, like, state.config.folders)]
     start = (q.page - 1) * q.page_size
-    return [present(doc, listed=True) for doc, _ in rows[start:start + q.page_size]]
+    return [present(doc, listed=True) for doc in state.store.documents(rows[start:start + q.page_size])]
 
 
 # --------------------------------------------------------------------------- one workflow

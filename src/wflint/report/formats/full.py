@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ...diagnostics import Diagnostic
+from ..color import PLAIN, Style
+from ..statistics import problem_summary
 
 
 def _underline(d: Diagnostic, text: str) -> str:
@@ -20,20 +22,26 @@ def _underline(d: Diagnostic, text: str) -> str:
     return pad + "^" * width
 
 
-def render(diags: Sequence[Diagnostic], lines: Callable[[str, int], "str | None"] | None = None, rules=None) -> str:
+def render(
+    diags: Sequence[Diagnostic],
+    lines: Callable[[str, int], "str | None"] | None = None,
+    rules=None,
+    *,
+    style: Style = PLAIN,
+    with_summary: bool = True,
+) -> str:
     out: list[str] = []
     for d in diags:
-        out.append(f"{d.path}:{d.line}:{d.column}: {d.code} [{d.name}] {d.message}")
+        where = style.path(f"{d.path}:{d.line}:{d.column}:")
+        out.append(f"{where} {style.code(d.code, d.severity)} {style.severity(f'[{d.name}]', d.severity)} {d.message}")
         text = lines(d.path, d.line) if lines else None
         if text is not None:
             gutter = f"{d.line:>4} | "
-            out.append(gutter + text)
-            out.append(" " * (len(gutter) - 2) + "| " + _underline(d, text))
+            out.append(style.muted(gutter) + text)
+            out.append(style.muted(" " * (len(gutter) - 2) + "| ") + style.caret(_underline(d, text), d.severity))
         if d.help:
-            out.append(f"  help: {d.help}")
+            out.append(f"  {style.help('help:')} {d.help}")
         out.append("")
-    if diags:
-        counts = {s: sum(1 for d in diags if d.severity == s) for s in ("error", "warning", "info")}
-        summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
-        out.append(f"Found {len(diags)} problem{'s' if len(diags) != 1 else ''} ({summary}).")
+    if diags and with_summary:
+        out.append(problem_summary(diags))
     return "\n".join(out) + ("\n" if out else "")
