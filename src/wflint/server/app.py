@@ -1,9 +1,13 @@
 """The Starlette application: routes, the HTTP-level stages and replies (reference §6.2, §9).
 
 Each workflow request goes through the service's HTTP stages in order: route and method
-(A1, Starlette's router), JSON decoding (A2), authentication (A3), the ``Idempotency-Key``
-header on create (A4), then the operation. Every reply carries the service's security
-headers; every error is one of the service's body shapes.
+(A1), JSON decoding (A2), authentication (A3), the ``Idempotency-Key`` header on create (A4),
+then the operation. Every reply carries the service's security headers; every error is one of
+the service's body shapes.
+
+The body is read on the event loop, bounded by the ``body-bytes`` limit (``intake``); all the
+rest, decoding included, runs in a thread within the request's time budget (``budget``), so
+a costly request never stalls the others.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from . import queries, scripts
-from .errors import Reply, detail, json_invalid, missing_body, shape_l
+from .budget import run_in_thread
+from .errors import Reply, detail, missing_body, shape_l
 from .ids import idempotent_wpid
+from .intake import MISSING, decode_json, read_raw
 from .models import script_request_class, validate_json_path
-from .pipeline import MISSING, save_workflow
+from .pipeline import save_workflow
 from .state import ServerConfig, ServerState
 
 log = logging.getLogger("wflint.server")
@@ -34,33 +40,12 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 IDEMPOTENCY_ERROR = "Idempotency-Key must contain 1 to 255 visible ASCII bytes."
+#: every route takes every method; ``_dispatch`` answers 405 itself, with the right ``Allow``
+ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"]
 
 
 def _state(request: Request) -> ServerState:
     return request.app.state.wflint
-
-
-def _is_json(content_type: str) -> bool:
-    main = content_type.split(";", 1)[0].strip().lower()
-    return main == "application/json" or (main.startswith("application/") and main.endswith("+json"))
-
-
-async def read_body(request: Request) -> Any:
-    """A2, the way FastAPI reads a JSON body: no bytes is "missing"; a JSON (or absent)
-    content type is decoded, where malformed JSON is a 422; any other content type is passed
-    on as text, which the body model then refuses."""
-    raw = await request.body()
-    if not raw:
-        return MISSING
-    content_type = request.headers.get("content-type")
-    if content_type is None or _is_json(content_type):
-        try:
-            return json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise json_invalid(exc.pos, exc.msg) from None
-        except UnicodeDecodeError:
-            raise detail(400, "There was an error parsing the body") from None
-    return raw.decode("utf-8", "replace")
 
 
 def authenticate(request: Request) -> str:
@@ -71,11 +56,38 @@ def authenticate(request: Request) -> str:
     return org
 
 
-def _json(status: int, body: Any) -> JSONResponse:
-    return JSONResponse(body, status_code=status)
+def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
-Handler = Callable[[Request], Awaitable[Any]]
+def _rendered(value: Any) -> Response:
+    """A 200 reply rendered where it was made (the request's thread, not the event loop)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return Response(text.encode("utf-8"), media_type="application/json")
+
+
+TOO_DEEP = ("The request nests too deeply to be checked (in its JSON, its YAML, a template or a script); "
+            "the mock refuses it rather than fail")
+
+
+async def offload(request: Request, work: Callable[[Any], Any], *, heavy: bool = False,
+                  decode: Callable[[], Any] = lambda: None) -> Response:
+    """Run ``work(decode())`` off the event loop within the request time budget (``budget``);
+    CPU-heavy work (create, update, scripts) also waits for one of ``heavy_workers`` slots,
+    after the body has passed the door checks in ``decode``."""
+    state = _state(request)
+
+    def run(body: Any) -> Response:
+        try:
+            return _rendered(work(body))
+        except RecursionError:  # a backstop: the limits refuse the known deep inputs first
+            raise detail(422, TOO_DEEP) from None
+
+    return await run_in_thread(run, state.config.limits.request_seconds, state.heavy_gate if heavy else None,
+                               decode)
+
+
+Handler = Callable[[Request], Awaitable[Response]]
 
 
 def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -83,13 +95,24 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     shape-E 500 (the server should never get there: see DIFFERENCES.md)."""
     async def run(request: Request) -> Response:
         try:
-            return _json(200, await handler(request))
+            return await handler(request)
         except Reply as reply:
-            return _json(reply.status, reply.body)
+            return _json(reply.status, reply.body, reply.headers)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             log.exception("unexpected error in %s %s", request.method, request.url.path)
             return _json(500, {"error": f"Unexpected error: {type(exc).__name__}"})
     return run
+
+
+async def _json_body(request: Request, *, long_strings: bool = False) -> Callable[[], Any]:
+    """Reads the body now (413 past the limit); returns the decoding, to run in the thread."""
+    limits = _state(request).config.limits
+    raw = await read_raw(request, limits)
+    return lambda: decode_json(raw, request.headers.get("content-type"), limits, long_strings=long_strings)
+
+
+async def _text_body(request: Request) -> str:
+    return (await read_raw(request, _state(request).config.limits)).decode("utf-8", "replace")
 
 
 def endpoint_raw(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -105,73 +128,89 @@ def endpoint_raw(handler: Callable[[Request], Awaitable[Response]]) -> Callable[
 # --------------------------------------------------------------------------- workflow operations
 
 
-async def create_workflow(request: Request) -> Any:
-    body = await read_body(request)
-    org = authenticate(request)
-    key = request.headers.get("idempotency-key")
-    if key is not None and not (1 <= len(key) <= 255 and all(0x21 <= ord(c) <= 0x7E for c in key)):
-        raise detail(422, IDEMPOTENCY_ERROR)
-    state = _state(request)
-    folder = request.query_params.get("folder_id")
-    if key is None:
-        return save_workflow(state, org, body, create=True, folder_id=folder)[0]
-    wpid = idempotent_wpid(org, key)
-    with state.creating(wpid):
-        return save_workflow(state, org, body, create=True, wpid=wpid, folder_id=folder, idempotent=True)[0]
+async def create_workflow(request: Request) -> Response:
+    decode = await _json_body(request)
+
+    def work(body: Any) -> Any:
+        org = authenticate(request)
+        key = request.headers.get("idempotency-key")
+        if key is not None and not (1 <= len(key) <= 255 and all(0x21 <= ord(c) <= 0x7E for c in key)):
+            raise detail(422, IDEMPOTENCY_ERROR)
+        state = _state(request)
+        folder = request.query_params.get("folder_id")
+        if key is None:
+            return save_workflow(state, org, body, create=True, folder_id=folder)[0]
+        wpid = idempotent_wpid(org, key)
+        with state.creating(wpid):
+            return save_workflow(state, org, body, create=True, wpid=wpid, folder_id=folder, idempotent=True)[0]
+
+    return await offload(request, work, heavy=True, decode=decode)
 
 
-async def update_workflow(request: Request) -> Any:
-    body = await read_body(request)
-    org = authenticate(request)
-    return save_workflow(_state(request), org, body, wpid=request.path_params["wpid"])[0]
+async def update_workflow(request: Request) -> Response:
+    decode = await _json_body(request)
+
+    def work(body: Any) -> Any:
+        org = authenticate(request)
+        return save_workflow(_state(request), org, body, wpid=request.path_params["wpid"])[0]
+
+    return await offload(request, work, heavy=True, decode=decode)
 
 
-async def list_workflows(request: Request) -> Any:
-    org = authenticate(request)
-    return queries.list_workflows(_state(request), org, request.query_params)
+async def list_workflows(request: Request) -> Response:
+    return await offload(request, lambda _: queries.list_workflows(_state(request), authenticate(request),
+                                                                   request.query_params))
 
 
-async def get_workflow(request: Request) -> Any:
-    org = authenticate(request)
-    return queries.get_workflow(_state(request), org, request.path_params["wpid"], request.query_params)
+async def get_workflow(request: Request) -> Response:
+    return await offload(request, lambda _: queries.get_workflow(
+        _state(request), authenticate(request), request.path_params["wpid"], request.query_params))
 
 
-async def workflow_versions(request: Request) -> Any:
-    org = authenticate(request)
-    return queries.workflow_versions(_state(request), org, request.path_params["wpid"], request.query_params)
+async def workflow_versions(request: Request) -> Response:
+    return await offload(request, lambda _: queries.workflow_versions(
+        _state(request), authenticate(request), request.path_params["wpid"], request.query_params))
 
 
-async def delete_workflow(request: Request) -> Any:
-    org = authenticate(request)
-    queries.delete_workflow(_state(request), org, request.path_params["wpid"])
-    return None
+async def delete_workflow(request: Request) -> Response:
+    def work(_: Any) -> None:
+        queries.delete_workflow(_state(request), authenticate(request), request.path_params["wpid"])
+
+    return await offload(request, work)
 
 
-async def legacy_create(request: Request) -> Any:
+async def legacy_create(request: Request) -> Response:
     """``POST /api/v1/workflows``: the body is the YAML text itself (sanitized)."""
-    text = (await request.body()).decode("utf-8", "replace")
-    org = authenticate(request)
-    return save_workflow(_state(request), org, {"yaml_definition": text}, create=True)[0]
+    text = await _text_body(request)
+
+    def work(_: Any) -> Any:
+        org = authenticate(request)
+        return save_workflow(_state(request), org, {"yaml_definition": text}, create=True)[0]
+
+    return await offload(request, work, heavy=True)
 
 
-async def legacy_update(request: Request) -> Any:
+async def legacy_update(request: Request) -> Response:
     """``PUT /api/v1/workflows/{wpid}``: YAML text body, not sanitized, ``expected_version``."""
-    text = (await request.body()).decode("utf-8", "replace")
-    org = authenticate(request)
-    state, wpid = _state(request), request.path_params["wpid"]
-    expected = queries.parse_query(queries.ExpectedVersionQuery, request.query_params).expected_version
-    if expected is not None:
-        latest = state.store.latest(org, wpid, include_deleted=True)
-        if latest is not None and latest["version"] != expected:
-            raise detail(409, f"Concurrent update detected for workflow {wpid}. Please retry.")
-    return save_workflow(state, org, {"yaml_definition": text}, wpid=wpid, sanitize_yaml=False)[0]
+    text = await _text_body(request)
+
+    def work(_: Any) -> Any:
+        org = authenticate(request)
+        state, wpid = _state(request), request.path_params["wpid"]
+        expected = queries.parse_query(queries.ExpectedVersionQuery, request.query_params).expected_version
+        if expected is not None:
+            latest = state.store.latest(org, wpid, include_deleted=True)
+            if latest is not None and latest["version"] != expected:
+                raise detail(409, f"Concurrent update detected for workflow {wpid}. Please retry.")
+        return save_workflow(state, org, {"yaml_definition": text}, wpid=wpid, sanitize_yaml=False)[0]
+
+    return await offload(request, work, heavy=True)
 
 
 # --------------------------------------------------------------------------- scripts
 
 
-async def create_script(request: Request) -> Any:
-    body = await read_body(request)
+def _create_script(request: Request, body: Any) -> Any:
     org = authenticate(request)
     if body is MISSING or body is None:
         raise missing_body()
@@ -196,6 +235,11 @@ async def create_script(request: Request) -> Any:
     return summary
 
 
+async def create_script(request: Request) -> Response:
+    decode = await _json_body(request, long_strings=True)  # file contents are long strings
+    return await offload(request, lambda body: _create_script(request, body), heavy=True, decode=decode)
+
+
 # --------------------------------------------------------------------------- runs
 
 NO_RUNS = ("wflint serve is a mock of the workflow API: it stores and validates workflows but does not run "
@@ -216,25 +260,39 @@ async def not_running(request: Request) -> Response:
 # --------------------------------------------------------------------------- service routes
 
 
-async def healthz(request: Request) -> Any:
-    return {"status": "ok"}
+async def healthz(request: Request) -> Response:
+    return _json(200, {"status": "ok"})
 
 
-async def openapi(request: Request) -> Any:
+async def openapi(request: Request) -> Response:
     from .openapi import document
 
-    return document()
+    return _json(200, document())
+
+
+def _dispatch(handlers: dict[str, Handler]) -> Callable[[Request], Awaitable[Response]]:
+    """One route per path: the handler of the request's method, or 405 with every method the
+    path serves in ``Allow`` (as ``/openapi.json`` lists them)."""
+    allow = ", ".join(handlers)
+    wrapped = {method: endpoint(h) for method, h in handlers.items()}
+
+    async def run(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method  # as Starlette serves HEAD
+        handler = wrapped.get(method)
+        if handler is None:
+            return _json(405, {"detail": "Method Not Allowed"}, {"Allow": allow})
+        return await handler(request)
+    return run
 
 
 def _routes() -> list[Route]:
-    r: list[Route] = []
+    by_path: dict[str, dict[str, Handler]] = {}
 
     def add(paths: list[str], handler: Handler, method: str) -> None:
-        r.extend(Route(p, endpoint(handler), methods=[method]) for p in paths)
+        for p in paths:
+            by_path.setdefault(p, {})[method] = handler
 
     wf = "{wpid}"
-    # before the workflow routes: POST /v1/workflows/run must not read as an update of "run"
-    r.extend(Route(p, endpoint_raw(not_running), methods=["GET", "POST"]) for p in RUN_PATHS)
     add(["/v1/agents", "/v1/agents/", "/v1/workflows", "/v1/workflows/"], create_workflow, "POST")
     add([f"/v1/agents/{wf}", f"/v1/agents/{wf}/", f"/v1/workflows/{wf}", f"/v1/workflows/{wf}/"], update_workflow, "POST")
     # GET /v1/agents/ and GET /v1/agents/{wpid}/ answer 405, as in the service: those paths exist for POST only
@@ -249,7 +307,9 @@ def _routes() -> list[Route]:
     add(["/v1/scripts", "/v1/scripts/"], create_script, "POST")
     add(["/healthz"], healthz, "GET")
     add(["/openapi.json"], openapi, "GET")
-    return r
+    # before the workflow routes: POST /v1/workflows/run must not read as an update of "run"
+    runs = [Route(p, endpoint_raw(not_running), methods=["GET", "POST"]) for p in RUN_PATHS]
+    return runs + [Route(path, _dispatch(handlers), methods=ANY_METHOD) for path, handlers in by_path.items()]
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -9,6 +9,9 @@ import click
 
 from .auth import ENV_VAR, ApiKeys, KeySpecError
 
+#: how long in-flight requests get to finish after SIGTERM/SIGINT
+SHUTDOWN_GRACE_SECONDS = 0.5
+
 
 def _folders(specs: tuple[str, ...]) -> dict[str, str]:
     out = {}
@@ -54,18 +57,27 @@ def _target(version: str | None) -> str | None:
               help="Honour an explicit browser_type like Skyvern Cloud (default: refuse it like a self-hosted server).")
 @click.option("--blocked-webhook-host", "blocked_hosts", multiple=True, metavar="HOST",
               help="A webhook host to refuse as blocked.")
+@click.option("--limit", "limit_specs", multiple=True, metavar="NAME=N",
+              help="Raise or lower a limit on hostile requests (body-bytes, depth, alias-nodes, alias-chars, loop-depth, "
+                   "string-chars, request-seconds, heavy-workers; defaults in the README). Repeatable.")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,
           seeds: tuple[str, ...], seed_strict: bool, strict: bool, credentials: tuple[str, ...], folders: tuple[str, ...],
-          browser_type_supported: bool, blocked_hosts: tuple[str, ...], log_level: str,
-          target_version: str | None = None) -> None:
+          browser_type_supported: bool, blocked_hosts: tuple[str, ...], limit_specs: tuple[str, ...],
+          log_level: str, target_version: str | None = None) -> None:
     """Serve a mock of the Skyvern workflow and script API on a local store."""
     import uvicorn
 
     from .app import create_app
+    from .limits import ServerLimits
     from .seed import SeedError, seed
     from .state import ServerConfig, ServerState
+
+    try:
+        limits = ServerLimits().with_values(limit_specs)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
     try:
         keys = ApiKeys.resolve(api_keys, api_key_file)
@@ -74,7 +86,7 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     config = ServerConfig(keys=keys, db_path=db_path, strict=strict,
                           browser_type_supported=browser_type_supported,
                           credentials=frozenset(credentials), folders=_folders(folders),
-                          blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts),
+                          blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts), limits=limits,
                           target_version=_target(target_version))
     state = ServerState(config)
     if keys.generated:
@@ -106,7 +118,10 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
         sys.exit(2)
     click.echo(f"serving the mock service on http://{host}:{sock.getsockname()[1]} (store: {db_path or 'in memory'})")
     sys.stdout.flush()
-    server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level=log_level))
+    # SIGTERM: stop within a second; requests still working run in daemon threads, and every
+    # write is one SQLite transaction, so leaving them behind loses nothing committed
+    server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level=log_level,
+                                           timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS))
     server.run(sockets=[sock])
 
 
@@ -118,6 +133,9 @@ def listening_socket(host: str, port: int):
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # accepted connections inherit it: without it a reply written in two parts waits for the
+        # client's delayed ACK (about 40 ms a request on loopback)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host, port))
         sock.listen(2048)
     except OSError:

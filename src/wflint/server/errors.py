@@ -15,10 +15,11 @@ from pydantic import ValidationError
 class Reply(Exception):
     """Raised anywhere in a request's pipeline to answer at once with ``status`` / ``body``."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         super().__init__(status, body)
         self.status = status
         self.body = body
+        self.headers = headers
 
 
 def detail(status: int, message: str) -> Reply:

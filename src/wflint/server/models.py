@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import copy
 import enum
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Annotated, Any, Callable, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, create_model
-from pydantic import GetCoreSchemaHandler
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, ValidationError, create_model
+from pydantic import GetCoreSchemaHandler, model_validator
 from pydantic_core import core_schema
 
 from .. import model as M
@@ -61,6 +62,84 @@ class LabelledUnion:
         return core_schema.union_schema(
             [(handler.generate_schema(tp), label) for tp, label in self.choices()]
         )
+
+
+# --------------------------------------------------------------------------- loop bodies, linear
+#
+# A loop body is a plain union of every block model, and both loop models (``for_loop`` and
+# ``while_loop``) have a ``loop_blocks`` field. pydantic validates every union member in full,
+# so a loop child that is itself a loop has its body validated twice: once by the member that
+# matches and once by the other loop member, which fails on its ``block_type`` but still
+# checks its fields. That doubles the work at each level of nesting (18 levels: 12 s).
+#
+# The cure keeps pydantic's answer exactly: while one request is validated, the outcome of each
+# loop body item (by object identity) is remembered. A remembered failure is reused anywhere
+# (a failure is a failure, wherever it is met); a remembered success is reused only inside a
+# union member that cannot succeed (its ``block_type`` names another type, or a field it
+# requires is absent), where the result is thrown away and only the errors count. Elsewhere
+# the item is validated again, so the union's choice between members that both succeed (which
+# depends on how exactly each matched) is pydantic's own. Each item is then validated at most
+# once per level that can actually hold it: linear in the nesting.
+
+#: id(item) -> (succeeded, value or ValidationError, item); None outside a validation
+_LOOP_MEMO: ContextVar[dict[int, tuple[bool, Any, Any]] | None] = ContextVar("wflint_loop_memo", default=None)
+#: inside a union member that cannot succeed
+_IN_DOOMED_MEMBER: ContextVar[bool] = ContextVar("wflint_doomed_member", default=False)
+
+
+def _remembered_item(data: Any, handler: Callable[[Any], Any]) -> Any:
+    memo = _LOOP_MEMO.get()
+    if memo is None:
+        return handler(data)
+    hit = memo.get(id(data))
+    if hit is not None and hit[2] is data:
+        if not hit[0]:
+            raise hit[1].with_traceback(None)
+        if _IN_DOOMED_MEMBER.get():
+            return hit[1]
+    try:
+        value = handler(data)
+    except ValidationError as exc:
+        memo[id(data)] = (False, exc, data)
+        raise
+    memo[id(data)] = (True, value, data)
+    return value
+
+
+def _cannot_succeed(cls: type[BaseModel], data: Any) -> bool:
+    """Whether validating ``data`` as ``cls`` must fail: another ``block_type``, or a
+    required field missing."""
+    if not isinstance(data, dict):
+        return False
+    if "block_type" in data and data["block_type"] != cls.model_fields["block_type"].default:
+        return True
+    return any(name not in data for name, f in cls.model_fields.items() if f.is_required())
+
+
+def _loop_member(cls: Any, data: Any, handler: Callable[[Any], Any]) -> Any:
+    if _IN_DOOMED_MEMBER.get() or not _cannot_succeed(cls, data):
+        return handler(data)
+    token = _IN_DOOMED_MEMBER.set(True)
+    try:
+        return handler(data)
+    finally:
+        _IN_DOOMED_MEMBER.reset(token)
+
+
+class _RememberedLoopUnion(LabelledUnion):
+    """The loop-body union, each item's outcome remembered for the request (see above)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        inner = super().__get_pydantic_core_schema__(source, handler)
+        return core_schema.no_info_wrap_validator_function(_remembered_item, inner)
+
+
+def _validating(run: Callable[[], BaseModel]) -> BaseModel:
+    token = _LOOP_MEMO.set({})
+    try:
+        return run()
+    finally:
+        _LOOP_MEMO.reset(token)
 
 
 class _Base(BaseModel):
@@ -119,7 +198,7 @@ class _Builder:
             return Union[tuple(options)]  # type: ignore[return-value]
         if isinstance(typ, t.Blocks):
             if typ.loop:
-                return list[Annotated[Any, LabelledUnion(self._loop_choices)]]
+                return list[Annotated[Any, _RememberedLoopUnion(self._loop_choices)]]
             return list[Annotated[Union[tuple(self.block_classes.values())], Field(discriminator="block_type")]]  # type: ignore[misc]
         if isinstance(typ, t.Parameters):
             return list[Annotated[Union[tuple(self.parameter_classes.values())], Field(discriminator="parameter_type")]]  # type: ignore[misc]
@@ -172,6 +251,8 @@ class _Builder:
             fields[f.name] = self.field_definition(f, obj.name)
         names = {f.name for f in (*shared, *obj.fields)}
         validators = {**validators, **V.for_release(self.rel, obj.tag or "", names)}
+        if any(isinstance(f.type, t.Blocks) and f.type.loop for f in obj.fields):
+            validators["loop_member"] = model_validator(mode="wrap")(classmethod(_loop_member))
         return self._create(obj.class_name or obj.name, fields, validators)
 
     def build(self) -> None:
@@ -223,9 +304,9 @@ def script_request_class() -> type[BaseModel]:
 
 def validate_json_path(cls: type[BaseModel], data: Any) -> BaseModel:
     """Like the service's body parsing (FastAPI validates from attributes)."""
-    return cls.model_validate(data, from_attributes=True)
+    return _validating(lambda: cls.model_validate(data, from_attributes=True))
 
 
 def validate_yaml_path(data: Any, version: str | None = None) -> BaseModel:
     """Like the service's handler validating the loaded YAML document."""
-    return request_class(version).model_validate(data)
+    return _validating(lambda: request_class(version).model_validate(data))

@@ -32,12 +32,26 @@ def _components() -> tuple[dict[str, Any], dict[str, str]]:
     return schemas, names
 
 
-def _op(summary: str, *, body: str | None = None, reply: dict[str, Any] | None = None,
+_ERROR = {"type": "object", "required": ["detail"], "properties": {"detail": {}}}
+#: every status an operation can answer, with what it means
+_STATUSES = {
+    "400": "Refused by one of the service's checks",
+    "403": "Missing or unknown x-api-key",
+    "404": "Unknown workflow, version, folder, recording or run",
+    "409": "Concurrent update, or an idempotent create still in progress",
+    "413": "Body larger than the body-bytes limit",
+    "422": "Validation error, or over one of the mock's limits",
+    "503": "Over the request-seconds budget; nothing was stored (Retry-After)",
+}
+
+
+def _op(summary: str, statuses: str, *, body: str | None = None, reply: dict[str, Any] | None = None,
         params: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    op: dict[str, Any] = {"summary": summary, "security": [{"ApiKey": []}],
-                          "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": reply or {}}}},
-                                        "403": {"description": "Missing or unknown x-api-key"},
-                                        "422": {"description": "Validation error"}}}
+    """``statuses``: the error statuses the operation answers, e.g. "403 422 503"."""
+    responses: dict[str, Any] = {"200": {"description": "OK", "content": {"application/json": {"schema": reply or {}}}}}
+    for status in statuses.split():
+        responses[status] = {"description": _STATUSES[status], "content": {"application/json": {"schema": _ERROR}}}
+    op: dict[str, Any] = {"summary": summary, "security": [{"ApiKey": []}], "responses": responses}
     if body:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": {"$ref": body}}}}
     if params:
@@ -50,7 +64,7 @@ def _q(name: str, schema: dict[str, Any], description: str = "") -> dict[str, An
 
 
 _WPID = {"name": "workflow_permanent_id", "in": "path", "required": True, "schema": {"type": "string"}}
-_STATUSES = ["published", "draft", "auto_generated", "importing", "import_failed"]
+_WORKFLOW_STATUSES = ["published", "draft", "auto_generated", "importing", "import_failed"]
 
 
 @lru_cache(maxsize=1)
@@ -66,30 +80,31 @@ def document() -> dict[str, Any]:
         _q("search_key", {"type": "string"}, "Case-insensitive substring over titles, folder titles, ids and parameters."),
         _q("title", {"type": "string"}, "Deprecated: same as search_key when search_key is empty."),
         _q("folder_id", {"type": "string"}),
-        _q("status", {"type": "array", "items": {"enum": _STATUSES}}, "Default: published and draft."),
+        _q("status", {"type": "array", "items": {"enum": _WORKFLOW_STATUSES}}, "Default: published and draft."),
         _q("tags", {"type": "array", "items": {"type": "string"}, "maxItems": 20}),
         _q("template", {"type": "boolean", "default": False}),
     ]
     paths: dict[str, Any] = {}
+    saves = "400 403 404 409 413 422 503"
     for base in ("/v1/agents", "/v1/workflows"):
         paths[base] = {
-            "get": _op("List workflows (latest version of each, newest first)", params=list_params,
+            "get": _op("List workflows (latest version of each, newest first)", "400 403 422 503", params=list_params,
                        reply={"type": "array", "items": workflow}),
-            "post": _op("Create workflow", body=names["envelope"], reply=workflow,
+            "post": _op("Create workflow", saves, body=names["envelope"], reply=workflow,
                         params=[_q("folder_id", {"type": "string"})]),
         }
         paths[base + "/{workflow_permanent_id}"] = {
-            "get": {**_op("Get workflow", reply=workflow,
-                          params=[_WPID, _q("version", {"type": "integer"}), _q("template", {"type": "boolean"})])},
-            "post": {**_op("Update workflow (stores a new version)", body=names["envelope"], reply=workflow,
-                           params=[_WPID])},
+            "get": _op("Get workflow", "400 403 404 422 503", reply=workflow,
+                       params=[_WPID, _q("version", {"type": "integer"}), _q("template", {"type": "boolean"})]),
+            "post": _op("Update workflow (stores a new version)", saves, body=names["envelope"], reply=workflow,
+                        params=[_WPID]),
         }
         paths[base + "/{workflow_permanent_id}/versions"] = {
-            "get": _op("Every non-deleted version, newest first", reply={"type": "array", "items": workflow},
-                       params=[_WPID])}
+            "get": _op("Every non-deleted version, newest first", "403 422 503",
+                       reply={"type": "array", "items": workflow}, params=[_WPID, _q("template", {"type": "boolean"})])}
         paths[base + "/{workflow_permanent_id}/delete"] = {
-            "post": _op("Soft-delete every version", reply={"type": "null"}, params=[_WPID])}
-    paths["/v1/scripts"] = {"post": _op("Create script", body=names["script"],
+            "post": _op("Soft-delete every version", "403 503", reply={"type": "null"}, params=[_WPID])}
+    paths["/v1/scripts"] = {"post": _op("Create script", "400 403 404 413 422 503", body=names["script"],
                                         reply={"$ref": REF.format(model="ScriptSummary")})}
     paths["/healthz"] = {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}}
     return {

@@ -19,13 +19,14 @@ from ..workflow.sanitizer import sanitize
 from ..checks.service_checks import normalize_credential_ids
 from . import engine_bridge, models
 from .errors import Reply, detail, missing_body, shape_l, shape_s
+from .limits import ServerLimits
 from .state import ServerState
 from .webhook import webhook_url_error
 from .workflows import Submission, build_workflow, present, submission
-from .yamlload import YamlSyntaxError, load_definition
+from .yamlload import YamlLimitError, YamlSyntaxError, load_definition
+from .intake import MISSING
 
 NO_DEFINITION = "Invalid workflow definition. Workflow should be provided in either yaml or json format."
-MISSING = object()  # no request body at all
 
 
 def not_found(wpid: str) -> str:
@@ -35,10 +36,33 @@ def not_found(wpid: str) -> str:
 # --------------------------------------------------------------------------- stages A5 and B
 
 
-def parse_envelope(body: Any, target_version: str | None = None) -> BaseModel:
+def loop_depth(request: Any) -> int:
+    """How deep ``loop_blocks`` nest in a request (plain data, any shape); iterative."""
+    definition = request.get("workflow_definition") if isinstance(request, dict) else None
+    blocks = definition.get("blocks") if isinstance(definition, dict) else None
+    deepest, stack = 0, [(blocks, 0)]
+    while stack:
+        items, depth = stack.pop()
+        if not isinstance(items, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((b.get("loop_blocks"), depth + 1) for b in items if isinstance(b, dict))
+    return deepest
+
+
+def refuse_deep_loops(request: Any, limits: ServerLimits | None) -> None:
+    limit = (limits or ServerLimits()).loop_depth
+    if loop_depth(request) > limit:
+        raise detail(422, f"Loops are nested deeper than {limit} levels (the mock's 'loop-depth' limit; "
+                          "raise it with --limit loop-depth=N)")
+
+
+def parse_envelope(body: Any, target_version: str | None = None, limits: ServerLimits | None = None) -> BaseModel:
     """A5: the body model, with a full validation of ``json_definition``."""
     if body is MISSING or body is None:
         raise missing_body()
+    if isinstance(body, dict):
+        refuse_deep_loops(body.get("json_definition"), limits)
     try:
         return models.validate_json_path(models.envelope_class(target_version), body)
     except ValidationError as exc:
@@ -46,14 +70,16 @@ def parse_envelope(body: Any, target_version: str | None = None) -> BaseModel:
 
 
 def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yaml: bool = True,
-                      target_version: str | None = None) -> tuple[dict[str, Any], str, BaseModel]:
+                      target_version: str | None = None, limits: ServerLimits | None = None) -> tuple[dict[str, Any], str, BaseModel]:
     """B1/B2: (raw request the engine checks, "json"|"yaml", validated request model).
     Only the legacy raw-YAML update skips the sanitizer."""
     if envelope.yaml_definition:
         try:
-            document = load_definition(envelope.yaml_definition)
+            document = load_definition(envelope.yaml_definition, limits)
         except YamlSyntaxError as exc:
             raise detail(422, exc.detail) from None
+        except YamlLimitError as exc:
+            raise detail(422, str(exc)) from None
         if not isinstance(document, dict):
             # the service calls dict() on the document: a list of pairs becomes a mapping
             # (a two-key mapping item gives its two keys); anything else fails with a 500,
@@ -63,6 +89,7 @@ def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yam
             except (TypeError, ValueError):
                 raise detail(422, "yaml_definition must hold a mapping (a whole request with title and "
                                   "workflow_definition); the service fails with a 500 on anything else") from None
+        refuse_deep_loops(document, limits)
         raw = sanitize(document).request if sanitize_yaml else document
         try:
             return raw, "yaml", models.validate_yaml_path(raw, target_version)
@@ -126,6 +153,8 @@ def _browser_profile_key_error(sub: Submission) -> str | None:
         jinja2.Environment().parse(key.strip())
     except jinja2.TemplateSyntaxError as exc:
         return f"browser_profile_key is not a valid Jinja template: {exc.message} (line {exc.lineno})"
+    except RecursionError:
+        return "browser_profile_key is nested too deeply to be parsed as a Jinja template"
     return None
 
 
@@ -156,12 +185,13 @@ def save_workflow(
     """Create (``create=True``; ``wpid`` given for idempotent or seeded creates) or update
     ``wpid``. Returns (reply object, whether a version was written)."""
     target = state.config.target_version
-    envelope = parse_envelope(body, target)
+    envelope = parse_envelope(body, target, state.config.limits)
     if create and idempotent and wpid is not None:
         existing = state.store.first_version(organization_id, wpid)
         if existing is not None:  # returned as is, without looking at the new body (§9.3)
             return present(existing), False
-    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml, target_version=target)
+    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml, target_version=target,
+                                           limits=state.config.limits)
     sub = submission(request)
     previous = None if create else state.store.latest(organization_id, wpid or "", include_deleted=True)
     verdicts = server_verdicts(state, sub, previous, None if create else wpid)

@@ -61,10 +61,13 @@ def _violation(node: ast.AST) -> str | None:
 
 
 def _walk_in_order(node: ast.AST):
-    """Depth-first, in source order (``ast.walk`` is breadth-first)."""
-    yield node
-    for child in ast.iter_child_nodes(node):
-        yield from _walk_in_order(child)
+    """Depth-first, in source order (``ast.walk`` is breadth-first); iterative, so a deeply
+    nested expression costs no recursion."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def python_refusal(tree: ast.AST) -> str | None:

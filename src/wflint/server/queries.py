@@ -70,16 +70,35 @@ def parse_query(cls: type[BaseModel], params: Any) -> Any:
 # --------------------------------------------------------------------------- search
 
 
-def _like(term: str) -> re.Pattern[str]:
-    """A SQL ``ILIKE '%term%'``: ``%`` and ``_`` are wildcards, the rest literal."""
-    body = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in term)
-    return re.compile(body, re.IGNORECASE | re.DOTALL)
+class LikeMatcher:
+    """A SQL ``ILIKE '%term%'`` (``%`` any run of characters, ``_`` any one character, the rest
+    literal, case-insensitive) with a cost linear in the text for a given term.
+
+    With ``%`` at both ends, a text matches when the pieces of the term between its ``%``s
+    occur in it in order without overlapping, and taking the leftmost occurrence of each piece
+    is never worse than any other choice. Each piece holds only literal characters and ``_``,
+    so finding it is a fixed-width search: no backtracking regular expression, whatever the
+    term (``%%%%%%%%!`` included)."""
+
+    def __init__(self, term: str) -> None:
+        pieces = [p for p in term.split("%") if p]
+        self.pieces = [re.compile("".join("." if ch == "_" else re.escape(ch) for ch in p), re.IGNORECASE | re.DOTALL)
+                       for p in pieces]
+
+    def matches(self, text: str) -> bool:
+        at = 0
+        for piece in self.pieces:
+            found = piece.search(text, at)
+            if found is None:
+                return False
+            at = found.end()
+        return True
 
 
-def _matches(listed: Listed, pattern: re.Pattern[str], term: str, folders: Mapping[str, str]) -> bool:
+def _matches(listed: Listed, term: str, like: LikeMatcher, folders: Mapping[str, str]) -> bool:
     folder_title = folders.get(listed.folder_id or "")
     texts = [listed.title or "", folder_title or "", *listed.search_terms]
-    if any(pattern.search(t) for t in texts):
+    if any(like.matches(t) for t in texts):
         return True
     return term.lower() in listed.workflow_permanent_id.lower()  # literal for the id
 
@@ -100,8 +119,8 @@ def list_workflows(state: ServerState, organization_id: str, params: Any) -> lis
     rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved, folder_id=q.folder_id)
     term = q.search_key or q.title
     if term:
-        pattern = _like(term)
-        rows = [r for r in rows if _matches(r, pattern, term, state.config.folders)]
+        like = LikeMatcher(term)
+        rows = [r for r in rows if _matches(r, term, like, state.config.folders)]
     start = (q.page - 1) * q.page_size
     return [present(doc, listed=True) for doc in state.store.documents(rows[start:start + q.page_size])]
 
@@ -118,7 +137,9 @@ def get_workflow(state: ServerState, organization_id: str, wpid: str, params: An
         if doc is None:
             raise detail(404, not_found(wpid))
     else:
-        doc = state.store.version(organization_id, wpid, q.version)
+        # a number SQLite cannot hold names no version (the service's database fails on it: 500)
+        in_range = -(2**63) <= q.version < 2**63
+        doc = state.store.version(organization_id, wpid, q.version) if in_range else None
         if doc is None:
             raise detail(404, f"{not_found(wpid)}, version={q.version}")
     return present(doc, get_one=True)

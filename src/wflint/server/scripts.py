@@ -110,6 +110,8 @@ def _check_python(path: str, content: bytes) -> None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         raise ScriptRefused(f"Python file {path!r} does not parse") from None
+    except (RecursionError, MemoryError):  # e.g. a thousand unary minus signs in a row
+        raise ScriptRefused(f"Python file {path!r} nests too deeply to be checked") from None
     reason = python_refusal(tree)
     if reason:
         raise ScriptRefused(f"Python file {path!r} is not allowed: {reason}")

@@ -11,6 +11,7 @@ from typing import Iterator
 from .auth import ApiKeys
 from .errors import detail
 from .ids import IdGenerator
+from .limits import ServerLimits
 from .store import Store
 
 
@@ -31,6 +32,8 @@ class ServerConfig:
     blocked_webhook_hosts: frozenset[str] = frozenset()
     #: the service release to answer as (None: the newest modelled one)
     target_version: str | None = None
+    #: body size, nesting, alias expansion, time budget (``--limit NAME=N``)
+    limits: ServerLimits = field(default_factory=ServerLimits)
 
 
 class ServerState:
@@ -40,6 +43,8 @@ class ServerState:
         self.ids = IdGenerator()
         self._inflight: set[str] = set()
         self._inflight_lock = threading.Lock()
+        #: slots for CPU-heavy requests (create, update, scripts) working at once
+        self.heavy_gate = threading.Semaphore(config.limits.heavy_workers)
 
     def new_id(self, prefix: str) -> str:
         return self.ids.new(prefix)

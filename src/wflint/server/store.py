@@ -20,6 +20,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
+from .budget import claim_write
+
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -145,6 +147,7 @@ class Store:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                claim_write()  # a request already answered (503) writes nothing
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
