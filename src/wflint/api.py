@@ -23,10 +23,12 @@ from .diagnostics import Diagnostic, ServiceVerdict, finalize
 from .document.parse import parse
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
+from .document import limits as _limits
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
-#: files larger than this are reported instead of parsed (a definition is a few KB)
-MAX_FILE_BYTES = 20 * 1024 * 1024
+#: files larger than this are reported instead of parsed (a definition is a few KB); the
+#: default of ``Config.limits.file_bytes``
+MAX_FILE_BYTES = _limits.DEFAULT.file_bytes
 
 
 class InternalError(Exception):
@@ -85,13 +87,13 @@ def check_source(
     """Check one decoded file. With ``require_workflow`` (files met while walking a
     directory), a well-formed file that is not a workflow gives None instead of findings."""
     config = config or Config()
-    parsed = parse(source, fmt)
+    parsed = parse(source, fmt, config.limits)
     diags = list(parsed.diagnostics)
     root = parsed.root
     if require_workflow and root is not None and not unwrap.looks_like_workflow(root):
         return None
     if root is not None and root.kind == "map":
-        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode)
+        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.limits)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
@@ -102,29 +104,42 @@ def check_source(
 def check_bytes(
     data: bytes, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None, *, require_workflow: bool = False
 ) -> list[Diagnostic] | None:
+    config = config or Config()
+    if len(data) > config.limits.file_bytes:
+        return _postprocess(None, [too_large(path, config.limits.file_bytes, len(data))], config)
     source, diags = decode(data, path)
     if source is None:
-        return _postprocess(None, diags, config or Config())
+        return _postprocess(None, diags, config)
     return check_source(source, config, fmt, require_workflow=require_workflow)
 
 
 def check_text(text: str, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
     """Check one document given as text. ``fmt`` ("yaml"/"json") overrides the file suffix."""
+    config = config or Config()
+    most = config.limits.file_bytes
+    # a character is 1 to 4 bytes in UTF-8: count the bytes only when it can matter
+    if len(text) > most or (len(text) * 4 > most and len(text.encode("utf-8", "surrogatepass")) > most):
+        return _postprocess(None, [too_large(path, most)], config)
     return check_source(SourceFile(text, path), config, fmt)
+
+
+def too_large(path: str, limit: int, size: int | None = None) -> Diagnostic:
+    """WF006 for a file (or standard input, or text) over the ``file-bytes`` limit."""
+    from .diagnostics import Pos, make
+
+    what = "file too large" if size is None else f"file too large ({size} bytes)"
+    zero = Pos(1, 1, 0)
+    return make(_limits.CODE, _limits.NAME, "error", _limits.exceeded("file_bytes", what, limit), zero, zero, path=path)
 
 
 def check_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> list[Diagnostic] | None:
     """Check one file; None when a file met while walking a directory is not a workflow."""
-    from .rules import wf001_syntax_error as wf001
-    from .diagnostics import make
-    from .diagnostics import Pos
-
     shown = str(path)
+    most = (config or Config()).limits.file_bytes
     try:
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            zero = Pos(1, 1, 0)
-            return [make(wf001.CODE, wf001.NAME, "error", f"file is too large to be a workflow definition ({size} bytes, limit {MAX_FILE_BYTES})", zero, zero, path=shown)]
+        if size > most:
+            return _postprocess(None, [too_large(shown, most, size)], config or Config())
         data = path.read_bytes()
     except OSError as exc:
         raise FileNotFoundError(f"cannot read {shown}: {exc.strerror or exc}") from None

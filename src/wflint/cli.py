@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from .api import InternalError, Report, check_bytes, check_paths
-from .config import Config, ConfigError, discover, load
+from .config import Config, ConfigError, discover, load, with_limits
 from .diagnostics import at_or_above, finalize
 from .report.formats import FORMATS
 
@@ -61,9 +61,10 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
+@click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug) -> None:
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug) -> None:
     """Check workflow files and directories ('-' reads standard input)."""
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
@@ -75,6 +76,8 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.fail_level = fail_level
         if mode:
             cfg.mode = mode
+        if limits:
+            cfg.limits = with_limits(cfg.limits, _limit_values(limits), "--limit")
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {exc}", err=True)
@@ -103,12 +106,23 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     sys.exit(EXIT_FINDINGS if any(at_or_above(d.severity, cfg.fail_level) for d in diags) else EXIT_OK)
 
 
+def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
+    values: dict[str, int] = {}
+    for spec in _split(specs):
+        name, sep, number = spec.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise ConfigError(f"--limit takes NAME=N with N a positive integer, not {spec!r}")
+        values[name.strip()] = int(number)
+    return values
+
+
 def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None) -> tuple[Report, _LineCache]:
     files = [p for p in paths if p != "-"]
     report = check_paths(files, cfg, jobs=jobs) if files else Report()
     lines = _LineCache()
     if "-" in paths:
-        data = sys.stdin.buffer.read()
+        # never more than the limit and one byte: a larger input is reported, not read whole
+        data = sys.stdin.buffer.read(cfg.limits.file_bytes + 1)
         name = stdin_filename or "<stdin>"
         report.diagnostics.extend(check_bytes(data, name, cfg))
         report.files_checked += 1

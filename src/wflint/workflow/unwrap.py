@@ -15,8 +15,10 @@ from typing import Any
 from . import view
 from ..diagnostics import Diagnostic, ServiceVerdict, make
 from ..document.nodes import Node
+from ..document.limits import DEFAULT, Limits
 from ..document.parse import parse_embedded
 from .sanitizer import sanitize
+from .size_limits import first_excess
 from ..document.source import SourceFile
 
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
@@ -39,15 +41,24 @@ def looks_like_workflow(root: Node | None) -> bool:
 
 
 def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False,
-                 source: SourceFile | None = None) -> view.Workflow:
+                 source: SourceFile | None = None, limits: Limits = DEFAULT) -> view.Workflow:
     data = root.to_data()
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
         result = sanitize(data)
         return view.build(source_path, mode, root, result.request, sanitized=result,
-                          schema_only=schema_only, source=source)
-    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source)
+                          schema_only=schema_only, source=source, limits=limits)
+    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source, limits=limits)
+
+
+def _add_workflow(out: "Unwrapped", source_path: str, mode: str, root: Node, limits: Limits, **kw: Any) -> None:
+    """The workflow of ``root``, or the WF006 finding of the first limit it exceeds."""
+    excess = first_excess(root, limits, source_path)
+    if excess is not None:
+        out.diagnostics.append(excess)
+    else:
+        out.workflows.append(workflow_for(source_path, mode, root, limits=limits, **kw))
 
 
 #: The rules this stage reports, as (code, name, severity). Their documentation lives with the
@@ -65,12 +76,12 @@ def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, 
     return make(code, name, severity, message, node.start, node.end if end else node.start, path=path, **kw)
 
 
-def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto") -> Unwrapped:
+def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto", limits: Limits = DEFAULT) -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics."""
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
-        out.workflows.append(workflow_for(source.path, chosen, root, source=source))
+        _add_workflow(out, source.path, chosen, root, limits, source=source)
         return out
 
     yaml_node = root.get("yaml_definition")
@@ -79,10 +90,10 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
     json_used = json_node is not None and json_node.kind == "map"
 
     if yaml_used:
-        inner = parse_embedded(source, yaml_node)
+        inner = parse_embedded(source, yaml_node, limits)
         out.diagnostics.extend(inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
-            out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source))
+            _add_workflow(out, source.path, "yaml", inner.root, limits, source=inner.source or source)
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
             out.diagnostics.append(_report(
                 NOT_A_MAPPING, "yaml_definition must hold a mapping (a whole request with title and "
@@ -90,7 +101,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto")
                 yaml_node, source.path, service=ServiceVerdict(500, None, ("B", 2))))
     if json_used:
         # validated during body parsing even when yaml_definition wins (§2.1)
-        out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source))
+        _add_workflow(out, source.path, "json", json_node, limits, schema_only=yaml_used, source=source)
         if yaml_used:
             out.diagnostics.append(_report(
                 BOTH_DEFINITIONS, "both json_definition and yaml_definition are set: the service uses "

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from .. import model
 from ..diagnostics import Diagnostic, ServiceVerdict, make
+from ..document.limits import DEFAULT, Limits
 from ..document.nodes import Node
 from ..diagnostics import Pos
 from ..model.validators import accepts_as
@@ -95,6 +96,8 @@ class Workflow:
     #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
     #: None for plain data (the mock server), where rules fall back to node starts
     source: Any = None
+    #: the limits templates and code are parsed within (WF006)
+    limits: Limits = DEFAULT
 
     # -- structure -------------------------------------------------------------------------
     @property
@@ -231,9 +234,10 @@ def build(
     sanitized: Sanitized | None = None,
     schema_only: bool = False,
     source: Any = None,
+    limits: Limits = DEFAULT,
 ) -> Workflow:
     wf = Workflow(path, mode, root, request, sanitized=sanitized, schema_only=schema_only,
-                  source=source)
+                  source=source, limits=limits)
     d = wf.definition
     if d is None:
         return wf

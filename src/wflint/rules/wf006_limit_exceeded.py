@@ -1,0 +1,35 @@
+"""The input goes over one of wflint's limits; checking stops there.
+
+**What it checks.** Nothing about the workflow itself: it reports that a limit meant for
+hostile or broken input was reached, and where. The limits, with their defaults (see the
+README's "Limits" table): the size of a file or of standard input (4 MiB), the nesting of
+JSON and YAML (500), what YAML aliases add to a document (200,000 nodes, 8 MiB of text), the
+length of one string (1 MiB), blocks (5,000) and parameters (5,000) in one workflow, loops
+nested in loops (50), the nesting of one Jinja template (50) and of one Python code block
+(100). Each is checked before the work it guards, so a hostile file costs no more than a
+normal one. What was read before the limit is still reported.
+
+**Why.** A real definition is a few kilobytes; a file over a limit is generated, broken or
+hostile, and checking it completely could take minutes and gigabytes. When a legitimate
+file goes over one, raise that limit: ``--limit blocks=20000`` on the command line, or in
+``.wflint.toml``::
+
+    [limits]
+    blocks = 20000
+
+**Bad**::
+
+    title: &t "a very long string ..."
+    workflow_definition: {parameters: [], blocks: [], notes: [*t, *t, *t, ...]}
+
+**Good**::
+
+    title: "a very long string ..."
+    workflow_definition: {parameters: [], blocks: []}
+"""
+
+CODE = "WF006"
+NAME = "limit-exceeded"
+SEVERITY = "error"
+PRODUCED_BY = "the reader, the parser and the workflow builder"
+check = None
