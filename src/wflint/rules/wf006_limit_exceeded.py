@@ -28,8 +28,25 @@ file goes over one, raise that limit: ``--limit blocks=20000`` on the command li
     workflow_definition: {parameters: [], blocks: []}
 """
 
+import sys
+
+from ..checks import template_sites
+from ..document.limits import code_depth, exceeded
+
 CODE = "WF006"
 NAME = "limit-exceeded"
 SEVERITY = "error"
-PRODUCED_BY = "the reader, the parser and the workflow builder"
-check = None
+
+
+def check(wf):
+    """The limits met by templates and code blocks; the others are reported while the file is
+    read and the tree is built, before any rule runs."""
+    rule = sys.modules[__name__]
+    most = wf.limits.code_depth
+    for site in template_sites.sites(wf):
+        problem = site.analysis.error
+        if problem is not None and problem.limit:
+            yield wf.diag(rule, problem.message, site.path)
+        elif site.kind == "code" and problem is None and code_depth(site.text, most) > most:
+            message = exceeded("code_depth", f"the Python code of code block '{site.block.label}' nests too deeply", most)
+            yield wf.diag(rule, message, site.path)

@@ -53,8 +53,8 @@ def check(wf):
         if b is not None and site.field == "payload" and b.tag == "workflow_trigger":
             # G4 meets the leaves of one block in order and stops at the first bad one
             leaf_seq[id(b)] = leaf_seq.get(id(b), -1) + 1
-        if problem is None:
-            continue
+        if problem is None or problem.limit:
+            continue  # a template over the depth limit is WF006's
         what = "code" if site.kind == "code" else "template"
         where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
         jinja = problem.message.rstrip(".")
