@@ -16,6 +16,7 @@ from . import __version__
 from .api import InternalError, Report, check_bytes, check_paths
 from .config import Config, ConfigError, discover, load, with_limits
 from .diagnostics import at_or_above, finalize
+from .document.source import decode, split_lines
 from .report.formats import FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -26,24 +27,32 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 class _LineCache:
-    """Source lines for the ``full`` format, read once per file."""
+    """Source lines for the ``full`` format, read once per file and split exactly where the
+    checker counts lines (``\\n``, ``\\r\\n``, ``\\r``; not at U+0085, U+2028, U+2029, VT or FF,
+    which ``str.splitlines`` would break at, quoting the wrong line)."""
 
-    def __init__(self, stdin_name: str | None = None, stdin_text: str | None = None) -> None:
+    def __init__(self, stdin_name: str | None = None, stdin_data: bytes | None = None) -> None:
         self._files: dict[str, list[str] | None] = {}
-        if stdin_name is not None and stdin_text is not None:
-            self._files[stdin_name] = stdin_text.splitlines()
+        if stdin_name is not None and stdin_data is not None:
+            self._files[stdin_name] = _split_lines(stdin_data)
 
     def __call__(self, path: str, n: int) -> str | None:
         if path not in self._files:
             try:
-                text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
-                self._files[path] = text.splitlines()
+                self._files[path] = _split_lines(Path(path).read_bytes())
             except OSError:
                 self._files[path] = None
         lines = self._files[path]
         if lines is None or not 1 <= n <= len(lines):
             return None
-        return lines[n - 1].replace("\r", "")
+        return lines[n - 1]
+
+
+def _split_lines(data: bytes) -> list[str] | None:
+    source, _ = decode(data)
+    if source is None:
+        return None
+    return split_lines(source.text)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -126,7 +135,7 @@ def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: 
         name = stdin_filename or "<stdin>"
         report.diagnostics.extend(check_bytes(data, name, cfg))
         report.files_checked += 1
-        lines = _LineCache(name, data.decode("utf-8-sig", errors="replace"))
+        lines = _LineCache(name, data)
     return report, lines
 
 

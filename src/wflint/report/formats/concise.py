@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...diagnostics import Diagnostic
+from ..safe_text import printable
 
 
 def line(d: Diagnostic) -> str:
-    text = f"{d.path}:{d.line}:{d.column}: {d.code} [{d.name}] {d.severity}: {d.message}"
+    """One line, always: control characters and line breaks in names and messages are escaped
+    (a problem matcher must never see a forged line, a terminal never an escape sequence)."""
+    text = f"{printable(d.path)}:{d.line}:{d.column}: {d.code} [{d.name}] {d.severity}: {printable(d.message)}"
     if d.help:
-        text += f" ({d.help})"
+        text += f" ({printable(d.help)})"
     return text
 
 

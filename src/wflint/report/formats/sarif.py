@@ -6,6 +6,7 @@ import json
 from typing import Any, Mapping, Sequence
 
 from ...diagnostics import Diagnostic
+from ..safe_text import json_safe
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -65,4 +66,4 @@ def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | N
             }
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
