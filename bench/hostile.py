@@ -109,13 +109,12 @@ def alias_string(n: int) -> tuple[str, str]:
 
 
 def nested_loops(n: int) -> tuple[str, str]:
-    """for_loop inside for_loop as deep as the text allows."""
-    depth = max(1, n // 120)
-    inner: list = [{"block_type": "wait", "label": "w", "wait_sec": 1}]
-    for i in range(depth):
+    """Loops nested 45 deep (under the limit of 50), the innermost body as long as the size allows."""
+    inner: list = [{"block_type": "wait", "label": f"w{i}", "wait_sec": 1} for i in range(max(1, n // 60))]
+    for i in range(45):
         inner = [{"block_type": "for_loop", "label": f"l{i}", "loop_over_parameter_key": "p", "loop_blocks": inner}]
     params = [{"parameter_type": "workflow", "key": "p", "workflow_parameter_type": "json"}]
-    return "f.json", json.dumps(_request(inner, params), indent=1)
+    return "f.json", json.dumps(_request(inner, params))
 
 
 def deep_jinja(n: int) -> tuple[str, str]:
