@@ -64,7 +64,7 @@ def original_value(wf: Workflow, path: Path) -> Any:
 #: a "did you mean" compares a word with at most this many candidates: all of them in a
 #: normal file, the ones nearest in sorted order (typos keep the start of a word) in a
 #: generated one, so suggestions cost O(findings), not O(findings x candidates)
-CANDIDATE_WINDOW = 256
+CANDIDATE_WINDOW = 64
 #: words longer than this get no suggestion (names are short; comparing long texts is costly)
 LONGEST_WORD = 100
 
