@@ -45,7 +45,7 @@ class _JsonError(Exception):
 def _parse_json(source: SourceFile, limits: Limits = DEFAULT) -> ParseResult:
     diags: list[Diagnostic] = []
     try:
-        root = _json_tree(source, diags, limits.depth)
+        root = _json_tree(source, diags, limits.depth, limits.nodes)
     except _JsonError as err:
         message, index = err.message, err.index
         if err.limit:
@@ -67,7 +67,7 @@ def _parse_json(source: SourceFile, limits: Limits = DEFAULT) -> ParseResult:
     return ParseResult(root, diags, "json", source)
 
 
-def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int) -> Node:
+def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_nodes: int) -> Node:
     """An iterative JSON parser producing positioned nodes (raises ``_JsonError``).
 
     ``stack`` holds the open containers; for an object, ``seen`` maps each key to its first
@@ -84,8 +84,12 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int) -> N
     key: Node | None = None
     seen: dict | None = None
     i = _WS.match(text).end()
+    nodes = 0
     while True:
         # ---- one value at i
+        nodes += 1
+        if nodes > max_nodes:
+            raise _JsonError(exceeded("nodes", "too many values in the document", max_nodes), i, limit=True)
         c = text[i : i + 1]
         if c == '"':
             m = simple_string(text, i)

@@ -29,6 +29,9 @@ class Limits:
     file_bytes: int = 4 * 1024 * 1024
     #: nesting of mappings and sequences in JSON and YAML
     depth: int = 500
+    #: values (scalars, mappings, sequences) in one document: each costs about 450 bytes
+    #: as a positioned node, so this bounds memory where the file size alone would not
+    nodes: int = 500_000
     #: nodes that YAML aliases may add to a document as it is built ("billion laughs")
     alias_nodes: int = 200_000
     #: characters of scalar text that YAML aliases may add (one long string aliased many times)

@@ -129,7 +129,7 @@ class _YamlComposer:
         anchors: dict[str, object] = {}
         root: Node | None = None
         root_mark = None
-        max_depth = self.limits.depth
+        max_depth, max_nodes, nodes = self.limits.depth, self.limits.nodes, 0
 
         while True:
             event = get_event()
@@ -188,6 +188,10 @@ class _YamlComposer:
                 continue
 
             # ---- attach the finished node to its parent
+            nodes += 1
+            if nodes > max_nodes:
+                message = exceeded("nodes", "too many values in the document", max_nodes)
+                raise _Problem(message, mark, exact=False, limit=True)
             if not stack:
                 root, root_mark = node, mark
                 if tag == MERGE or tag == VALUE:

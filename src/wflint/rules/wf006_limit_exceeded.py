@@ -3,11 +3,12 @@
 **What it checks.** Nothing about the workflow itself: it reports that a limit meant for
 hostile or broken input was reached, and where. The limits, with their defaults (see the
 README's "Limits" table): the size of a file or of standard input (4 MiB), the nesting of
-JSON and YAML (500), what YAML aliases add to a document (200,000 nodes, 8 MiB of text), the
-length of one string (1 MiB), blocks (5,000) and parameters (5,000) in one workflow, loops
-nested in loops (50), the nesting of one Jinja template (50) and of one Python code block
-(100). Each is checked before the work it guards, so a hostile file costs no more than a
-normal one. What was read before the limit is still reported.
+JSON and YAML (500), the values in one document (500,000), what YAML aliases add to a
+document (200,000 nodes, 8 MiB of text), the length of one string (1 MiB), blocks (5,000)
+and parameters (5,000) in one workflow, loops nested in loops (50), the nesting of one Jinja
+template (50) and of one Python code block (100). Each is checked before the work it guards,
+so a hostile file costs no more than a normal one. What was read before the limit is still
+reported.
 
 **Why.** A real definition is a few kilobytes; a file over a limit is generated, broken or
 hostile, and checking it completely could take minutes and gigabytes. When a legitimate
