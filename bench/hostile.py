@@ -102,6 +102,23 @@ def long_string(n: int) -> tuple[str, str]:
     return "f.json", json.dumps(_request([{"block_type": "text_prompt", "label": "p", "prompt": body}]), indent=1)
 
 
+def big_prompts(n: int) -> tuple[str, str]:
+    """Under every limit but the size: up to 4,000 blocks whose prompts fill the file, each
+    reading two earlier outputs and one undefined name."""
+    count = min(4000, max(1, n // 1000))
+    filler = "Summarize the page and keep every price. " * max(1, (n // count - 150) // 42)
+    blocks = [{"block_type": "text_prompt", "label": f"b{i}",
+               "prompt": f"{filler}{{{{ b{max(i - 1, 0)}_output }}}} {{{{ b{max(i - 2, 0)}_output.x }}}} {{{{ undefined_{i} }}}}"}
+              for i in range(count)]
+    return "f.yaml", yaml_dump(_request(blocks))
+
+
+def yaml_dump(data) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, width=1 << 30)
+
+
 def alias_string(n: int) -> tuple[str, str]:
     """One long string aliased many times (refused at the alias limit)."""
     text = "x" * max(1, n // 2)
@@ -130,7 +147,7 @@ def deep_python(n: int) -> tuple[str, str]:
 
 
 SHAPES = {f.__name__: f for f in (v1_chain, v2_chain, dash_labels, misspelt_keys, minified_findings, deep_json,
-                                  deep_yaml, flat_numbers, long_string, alias_string, nested_loops, deep_jinja,
+                                  deep_yaml, flat_numbers, long_string, big_prompts, alias_string, nested_loops, deep_jinja,
                                   deep_python)}
 
 
