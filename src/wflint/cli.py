@@ -18,6 +18,7 @@ from .config import Config, ConfigError, discover, load, with_limits
 from .diagnostics import at_or_above, finalize
 from .document.source import decode, split_lines
 from .report.formats import FORMATS
+from .report.safe_text import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -89,7 +90,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.limits = with_limits(cfg.limits, _limit_values(limits), "--limit")
         cfg.validate()
     except ConfigError as exc:
-        click.echo(f"wflint: {exc}", err=True)
+        click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
     if not paths:
         click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
@@ -97,12 +98,12 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     try:
         report, lines = _run(paths, cfg, stdin_filename, jobs)
     except FileNotFoundError as exc:
-        click.echo(f"wflint: {exc}", err=True)
+        click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
     except (InternalError, Exception) as exc:  # noqa: BLE001 - the last line of defence
         if debug:
             traceback.print_exc()
-        click.echo(f"wflint: internal error: {exc}" + ("" if debug else " (run with --debug for details)"), err=True)
+        click.echo(f"wflint: internal error: {printable(str(exc))}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
     from .rules import registry
