@@ -7,8 +7,8 @@ byte-level mutations of the fixture files (``fixtures/valid``, ``fixtures/invali
 * ``check_bytes``/``check_text`` never raise and end within ``BUDGET`` seconds;
 * they are deterministic (the same findings twice);
 * every position is inside the file (line within the file, column within the line + 1);
-* every format renders: valid UTF-8, one line per finding in ``concise``, parseable JSON and
-  SARIF, no raw control character in the human formats.
+* every format renders: valid UTF-8, one line per finding in ``concise``, parseable JSON,
+  SARIF, GitLab and JUnit XML, no raw control character in the human formats.
 
 The default run is bounded (about half a minute). ``WFLINT_FUZZ=long`` runs twenty times the
 examples (a few minutes); ``WFLINT_FUZZ=<n>`` multiplies by n.
@@ -22,6 +22,7 @@ import os
 import random
 import re
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,10 @@ def assert_renders(diags: list, lines: list[str]) -> None:
     for name, render in FORMATS.items():
         out = render(diags, line_of, registry())
         out.encode("utf-8")  # strict: a lone surrogate would raise here
-        if name in ("json", "sarif"):
+        if name in ("json", "sarif", "gitlab"):
             json.loads(out)
+        elif name == "junit":
+            ET.fromstring(out)
         elif name in ("concise", "github"):
             assert out.count("\n") == len(diags), out[:500]
         if name in ("concise", "full", "github"):

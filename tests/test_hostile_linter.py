@@ -142,8 +142,14 @@ def test_surrogate_escapes_render_in_every_format(tmp_path, fmt, suffix):
     r = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", fmt, str(f)], capture_output=True, timeout=60)
     assert r.returncode == 1 and b"Traceback" not in r.stderr
     out = r.stdout.decode("utf-8")  # strict
-    if fmt in ("json", "sarif"):
-        assert "\\ud800" in json.dumps(json.loads(out))
+    if fmt == "json":  # kept as a JSON escape: the reader gets the lone surrogate back
+        assert "\ud800" in json.dumps(json.loads(out), ensure_ascii=False).encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+    elif fmt in ("sarif", "gitlab"):  # consumers that show text: U+FFFD
+        assert "\ufffd" in json.dumps(json.loads(out), ensure_ascii=False)
+    elif fmt == "junit":
+        import xml.etree.ElementTree as ET
+
+        assert "\ufffd" in "".join(ET.fromstring(out).itertext()) + out
     else:
         assert "\\ud800" in out
 
@@ -189,13 +195,19 @@ def test_control_characters_are_escaped_in_human_formats(tmp_path):
             assert all(line.startswith(str(tmp_path) if fmt == "concise" else "::") for line in out.splitlines()), out
 
 
-def test_json_and_sarif_are_valid_utf8_for_non_utf8_file_names(tmp_path):
+def test_every_format_is_valid_utf8_for_non_utf8_file_names(tmp_path):
     name = os.fsdecode(bytes(tmp_path) + b"/bad\xff.json")
     Path(name).write_text(json.dumps(request([{"block_type": "wait", "label": "a-b", "wait_sec": 1}])))
-    for fmt in ("json", "sarif", "concise"):
+    for fmt in sorted(FORMATS):
         r = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", fmt, name], capture_output=True, timeout=60)
-        out = r.stdout.decode("utf-8")
-        assert r.returncode == 1 and ("bad\\udcff.json" in out if fmt != "concise" else "bad\\xff.json" in out)
+        out = r.stdout.decode("utf-8")  # strict
+        assert r.returncode == 1 and "Traceback" not in r.stderr.decode("utf-8", "replace")
+        if fmt in ("json", "sarif", "gitlab"):
+            json.loads(out)
+        if fmt == "json":
+            assert "bad\\udcff.json" in out
+        if fmt in ("concise", "full"):
+            assert "bad\\xff.json" in out
 
 
 @pytest.mark.parametrize("brk", ["\x85", "\u2028", "\u2029"])

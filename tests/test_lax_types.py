@@ -20,7 +20,8 @@ scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=32),
     st.sampled_from(["5", " 7 ", "+3", "-0", "5.0", "5.5", "1_000", "1__0", "_1", "0x1F", "1e3", "abc", "", " ",
                      "yes", "no", "on", "off", "Y", "n", "t", "F", "TRUE", "False", "1", "0", "2", "true ",
-                     "inf", "nan", "1.5e2", ".5", "5.", "0005", "٣"]),
+                     "inf", "nan", "1.5e2", ".5", "5.", "0005", "٣",
+                     "0__0", "0__1", "00__0", "0__-1", "0-_1", "+0-1", "-0-1", "0-01", "0__1__1", "0__"]),
     st.text(alphabet="0123456789_+-. eE", max_size=6),
 )
 

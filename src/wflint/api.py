@@ -13,7 +13,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .workflow import unwrap
 from .report import suppressions
@@ -178,7 +178,14 @@ def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Pa
 PARALLEL_THRESHOLD = 64
 
 
-def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None) -> Report:
+#: called after each file as on_file(path, checked, done, total); checked is False for a file
+#: skipped as not a workflow (the CLI's progress line and the list of files a report names)
+FileCallback = Callable[[str, bool, int, int], None]
+
+
+def check_paths(
+    paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None, on_file: FileCallback | None = None
+) -> Report:
     """Check files and directories. ``jobs`` processes share the work (default: one per
     CPU, and a single process for small runs)."""
     config = config or Config()
@@ -189,12 +196,14 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
         results = _check_parallel(files, config, jobs)
     else:
         results = (check_file(f, config, explicit=explicit) for f, explicit in files)
-    for diags in results:
+    for done, ((path, _), diags) in enumerate(zip(files, results), 1):
         if diags is None:
             report.files_skipped += 1
-            continue
-        report.files_checked += 1
-        report.diagnostics.extend(diags)
+        else:
+            report.files_checked += 1
+            report.diagnostics.extend(diags)
+        if on_file is not None:
+            on_file(str(path), diags is not None, done, len(files))
     return report
 
 
@@ -203,7 +212,7 @@ def _check_one(args: tuple[Path, bool, Config]) -> list[Diagnostic] | None:
     return check_file(path, config, explicit=explicit)
 
 
-def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -> list[list[Diagnostic] | None]:
+def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -> Iterator[list[Diagnostic] | None]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -212,10 +221,56 @@ def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:
-        return [check_file(f, config, explicit=e) for f, e in files]
+        yield from (check_file(f, config, explicit=e) for f, e in files)
+        return
     chunk = max(1, len(files) // (jobs * 8))
+    # yielded as they arrive (in order), so a progress display can follow the run
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        return list(pool.map(_check_one, [(f, e, config) for f, e in files], chunksize=chunk))
+        yield from pool.map(_check_one, [(f, e, config) for f, e in files], chunksize=chunk)
+
+
+@dataclass
+class Inspection:
+    """One file's workflow views next to its diagnostics (after suppressions), for tools that
+    show a workflow rather than list its problems (``wflint graph``)."""
+
+    path: str
+    workflows: list[view.Workflow]
+    diagnostics: list[Diagnostic]
+
+
+def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None) -> Inspection:
+    """Like ``check_bytes``, keeping the workflow views the rules read."""
+    config = config or Config()
+    source, diags = decode(data, path)
+    workflows: list[view.Workflow] = []
+    if source is not None:
+        parsed = parse(source, None)
+        diags = [*diags, *parsed.diagnostics]
+        if parsed.root is not None and parsed.root.kind == "map":
+            unwrapped = unwrap.unwrap(source, parsed.root, parsed.format, config.mode)
+            diags.extend(unwrapped.diagnostics)
+            rules = active_rules(config)
+            for wf in unwrapped.workflows:
+                diags.extend(run_rules(wf, rules))
+                workflows.append(wf)
+    return Inspection(path, workflows, _postprocess(source, diags, config))
+
+
+def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> Inspection | None:
+    """Like ``check_file``: None when a file met while walking a directory is not a workflow."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return Inspection(str(path), [], check_file(path, config) or [])
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FileNotFoundError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not explicit and not _looks_like_workflow_bytes(data):
+        return None
+    found = inspect_bytes(data, str(path), config)
+    if not explicit and not found.workflows and not found.diagnostics:
+        return None
+    return found
 
 
 # ------------------------------------------------------------------------------ server side

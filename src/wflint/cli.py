@@ -6,6 +6,7 @@ unreadable-path error; 3 internal error (a short message; ``--debug`` shows the 
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -17,7 +18,9 @@ from .api import InternalError, Report, check_bytes, check_paths
 from .config import Config, ConfigError, discover, load, with_limits
 from .diagnostics import at_or_above, finalize
 from .document.source import decode, split_lines
-from .report.formats import FORMATS
+from .report import color, progress, statistics
+from .report.formats import FORMATS, HUMAN_FORMATS, render
+from .report.output_file import OutputFileError, write_report
 from .report.safe_text import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -74,7 +77,13 @@ def main() -> None:
 @click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug) -> None:
+# -- reporting options: what is printed where (the work is done by report/ modules)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 and 3 still mean usage and internal errors).")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the report to this file; print a one-line summary to the terminal.")
+@click.option("--statistics", "show_statistics", is_flag=True, help="Print the number of findings per rule instead of the findings (JSON with --format json).")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary, no 'All checks passed', no progress.")
+@click.option("--color", "color_choice", type=click.Choice(color.CHOICES), default="auto", show_default=True, help="Colour the full and concise formats (auto: on a terminal; honours NO_COLOR and FORCE_COLOR).")
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero, output_file, show_statistics, quiet, color_choice) -> None:
     """Check workflow files and directories ('-' reads standard input)."""
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
@@ -95,8 +104,17 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     if not paths:
         click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
         sys.exit(EXIT_USAGE)
+    checked_files: list[str] = []
+    bar = progress.Progress(sys.stderr, enabled=progress.should_show(sys.stderr, os.environ, quiet))
+
+    def on_file(path: str, checked: bool, done: int, total: int) -> None:
+        if checked:
+            checked_files.append(path)
+        bar.update(done, total)
+
     try:
-        report, lines = _run(paths, cfg, stdin_filename, jobs)
+        with bar:
+            report, lines = _run(paths, cfg, stdin_filename, jobs, on_file)
     except FileNotFoundError as exc:
         click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
@@ -106,14 +124,42 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: internal error: {printable(str(exc))}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
+    _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice)
+    failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
+    sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _emit(
+    diags, lines, files_checked: int, checked_files: list[str],
+    fmt: str, output_file: Path | None, show_statistics: bool, quiet: bool, color_choice: str,
+) -> None:
+    """Print the report (or write it to ``output_file`` and print a summary line)."""
     from .rules import registry
 
-    text = FORMATS[fmt](diags, lines, registry())
+    if show_statistics:
+        rows = statistics.count_by_rule(diags)
+        text = statistics.render_json(rows) if fmt == "json" else statistics.render_text(rows, with_total=not quiet)
+        colored = False
+    else:
+        colored = fmt in HUMAN_FORMATS and color.wants_color(color_choice, sys.stdout if output_file is None else None, os.environ)
+        text = render(
+            fmt, diags, lines, registry(),
+            style=color.COLOR if colored else color.PLAIN, with_summary=not quiet,
+            files=checked_files, root=os.environ.get("CI_PROJECT_DIR") or os.getcwd(),
+        )
+    if output_file is not None:
+        try:
+            write_report(output_file, text)
+        except OutputFileError as exc:
+            click.echo(f"wflint: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        if not quiet:
+            click.echo(f"{statistics.files_summary(diags, files_checked)} Report written to {output_file}.", err=True)
+        return
     if text:
-        click.echo(text, nl=False)
-    if fmt == "full" and not diags:
-        click.echo(f"All checks passed ({report.files_checked} file{'s' if report.files_checked != 1 else ''}).", err=True)
-    sys.exit(EXIT_FINDINGS if any(at_or_above(d.severity, cfg.fail_level) for d in diags) else EXIT_OK)
+        click.echo(text, nl=False, color=colored or None)
+    if fmt == "full" and not diags and not quiet and not show_statistics:
+        click.echo(statistics.files_summary(diags, files_checked), err=True)
 
 
 def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
@@ -126,9 +172,11 @@ def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
     return values
 
 
-def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None) -> tuple[Report, _LineCache]:
+def _run(
+    paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None
+) -> tuple[Report, _LineCache]:
     files = [p for p in paths if p != "-"]
-    report = check_paths(files, cfg, jobs=jobs) if files else Report()
+    report = check_paths(files, cfg, jobs=jobs, on_file=on_file) if files else Report()
     lines = _LineCache()
     if "-" in paths:
         # never more than the limit and one byte: a larger input is reported, not read whole
@@ -136,6 +184,8 @@ def _run(paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: 
         name = stdin_filename or "<stdin>"
         report.diagnostics.extend(check_bytes(data, name, cfg))
         report.files_checked += 1
+        if on_file is not None:
+            on_file(name, True, 1, 1)
         lines = _LineCache(name, data)
     return report, lines
 
@@ -181,6 +231,38 @@ def schema(output: Path, check_only: bool) -> None:
         return
     for path in schema_mod.write(output):
         click.echo(f"wrote {path}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="File to write, or a directory for one file per workflow [default: standard output].")
+@click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
+def graph(paths, fmt, out, parameters) -> None:
+    """Draw the routing of workflows, with their problems marked on the picture."""
+    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures
+
+    try:
+        drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
+        if not drawn:
+            raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
+        results = outputs(drawn, fmt, out)
+        for dest, text in results:
+            if dest is None:
+                click.echo(text, nl=False)
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(text, encoding="utf-8")
+    except (ConfigError, FileNotFoundError, GraphUsageError, GraphvizMissing, OSError) as exc:
+        click.echo(f"wflint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        click.echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_INTERNAL)
+    for p in drawn:
+        if p.drawing is None:
+            click.echo(f"wflint: {p.path}: cannot draw: {p.problem}", err=True)
+    sys.exit(EXIT_FINDINGS if any(p.drawing is None for p in drawn) else EXIT_OK)
 
 
 def _register_fix() -> None:

@@ -38,7 +38,12 @@ def lax_int(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str) and _INT_STRING.match(value):
-        text = value.strip().replace("_", "").split(".")[0]  # any fraction is all zeros
-        minus = text.find("-", 1)
-        return int(text[minus:] if minus > 0 else text)  # "0-12": the parser skips leading zeros
+        text = value.strip().split(".")[0]  # any fraction is all zeros
+        sign = text[0] if text[0] in "+-" else ""
+        # the parser skips leading zeros and underscores, even before a minus sign: "0__1" is 1,
+        # "0-12" is -12
+        digits = text[len(sign):].lstrip("0_")
+        if digits.startswith("-"):
+            sign, digits = "-", digits[1:]
+        return int(sign + (digits.replace("_", "") or "0"))
     return None

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import model
+from . import editor_schema
 from . import types as t
 from .responses import RESPONSE_OBJECTS
 
@@ -32,10 +33,14 @@ BASE_ID = "https://wflint.dev/schemas/"
 #: the strings the service (pydantic, lax mode) reads as booleans, compared case-insensitively
 BOOL_STRINGS = ("0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes")
 #: a string the service reads as an integer: optional sign, digits with single underscores,
-#: an optional all-zero fraction, surrounding whitespace. The second branch is a quirk of the
-#: service's parser, kept because the service accepts it: leading zeros before a minus sign are
-#: skipped, so "0-12" reads as -12 (found by the property test against pydantic).
-INT_STRING = r"^\s*[+-]?[0-9]+(_[0-9]+)*(\.0+)?\s*$|^\s*0+(_0+)*-(0|[1-9][0-9]*(_[0-9]+)*)(\.0+)?\s*$"
+#: an optional all-zero fraction, surrounding whitespace. The service's parser first skips
+#: leading zeros together with any underscores among them, even runs of them and even before a
+#: minus sign, so "0__1" reads as 1 and "0-12" as -12 while "1__0" is refused: the three
+#: branches are zero, a number after skipped zeros, and a negative number after skipped zeros
+#: (all found by the property test against pydantic, and checked exhaustively on short strings).
+INT_STRING = (r"^\s*[+-]?0([0_]*0)?(\.0+)?\s*$"
+              r"|^\s*[+-]?(0[0_]*)?[1-9][0-9]*(_[0-9]+)*(\.0+)?\s*$"
+              r"|^\s*\+?0[0_]*-_?(0|[1-9][0-9]*(_[0-9]+)*)(\.0+)?\s*$")
 
 
 def _float_string() -> str:
@@ -263,10 +268,29 @@ def _document(file_name: str, title: str, root_ref: str, description: str, defs:
     }
 
 
+def _entry(file_name: str, title: str, description: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """A schema for any workflow file: the request, or an update body (``model.editor_schema``)."""
+    doc = _document(file_name, title, model.ENVELOPE.name, description, defs)
+    del doc["$ref"]
+    root = editor_schema.either_form(model.REQUEST.name, model.ENVELOPE.name)
+    return {**{k: doc[k] for k in ("$schema", "$id", "title", "description")}, **root, "$defs": doc["$defs"]}
+
+
 def documents() -> dict[str, dict[str, Any]]:
     """Every generated schema, by file name."""
     defs = all_defs()
     resp_defs = {**defs, **response_defs()}
+    either = "A workflow file: the create/update request, or an update body holding it (json_definition or yaml_definition)."
+    entries = {
+        "workflow-file.schema.json": _entry("workflow-file.schema.json", "Workflow file", either, defs),
+        "workflow-file.editor.schema.json": _entry(
+            "workflow-file.editor.schema.json",
+            "Workflow file (editor: unknown keys marked)",
+            either + " Unlike the other schemas, keys the service does not know are marked as errors: an editor "
+            "cannot show the linter's WF104 warning, and a misspelt key is the most common mistake.",
+            editor_schema.strict(defs),
+        ),
+    }
     return {
         "workflow-definition.schema.json": _document(
             "workflow-definition.schema.json",
@@ -304,7 +328,7 @@ def documents() -> dict[str, dict[str, Any]]:
             "The reply of POST /v1/scripts.",
             resp_defs,
         ),
-    }
+    } | entries
 
 
 def render(doc: dict[str, Any]) -> str:

@@ -7,8 +7,10 @@ a file name, which Python keeps as U+DC80..U+DCFF) cannot be written as UTF-8 at
 
 * ``printable`` is for the human formats: it shows every such character as an escape
   (``\\x1b``, ``\\n``, ``\\u2028``, ``\\udcff``; an undecodable file-name byte as ``\\xff``);
-* ``json_safe`` is for JSON text (the ``json`` and ``sarif`` formats): lone surrogates become
-  JSON ``\\uXXXX`` escapes, so the output is valid UTF-8 and still says what the input held.
+* ``json_safe`` is for JSON text (the ``json`` format): lone surrogates become JSON
+  ``\\uXXXX`` escapes, so the output is valid UTF-8 and still says what the input held;
+* ``without_surrogates`` replaces them with U+FFFD where an escape would be read as text
+  (SARIF, GitLab), and ``xml_text`` keeps what XML 1.0 cannot carry out of JUnit reports.
 """
 
 from __future__ import annotations
@@ -48,9 +50,32 @@ def is_unsafe(c: str, keep_tabs: bool = True) -> bool:
     return (_UNSAFE if keep_tabs else _UNSAFE_OR_TAB).match(c) is not None
 
 
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so it encodes as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def json_safe(dumped: str) -> str:
     """JSON text from ``json.dumps(..., ensure_ascii=False)`` with lone surrogates escaped
     (``json.dumps`` leaves them raw, which no encoder can write as UTF-8)."""
     if _SURROGATE.search(dumped) is None:
         return dumped
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
+
+
+# XML 1.0 allows tab, newline, carriage return, and U+0020 up, minus the surrogates and
+# U+FFFE/U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_replacement(match: re.Match[str]) -> str:
+    ch = match.group()
+    if ch < "\x20":
+        return f"\\x{ord(ch):02x}"  # a control character stays visible, as Python writes it
+    return "\ufffd"
+
+
+def xml_text(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot carry made visible (``\\x01``) or replaced
+    (U+FFFD); escaping ``<`` and ``&`` is left to the XML writer."""
+    return _NOT_XML.sub(_xml_replacement, text)

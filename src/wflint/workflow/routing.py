@@ -316,6 +316,62 @@ def _components(adjacency: dict[str, dict[str, Edge]]) -> list[set[str]]:
     return out
 
 
+# --------------------------------------------------------------------------- how a scope runs
+
+
+@dataclass(frozen=True)
+class Route:
+    """How one scope runs, for readers that show it rather than judge it (``wflint graph``).
+
+    ``edges`` are the execution edges in the order the service adds them (a v1 scope: list
+    order, ``via ("sequence",)``); ``dangling`` those whose target is not in the scope;
+    ``start`` the block the scope starts at (None when every block is a target); blocks the
+    walk from ``start`` never reaches are ``unreachable``; ``cyclic`` holds every edge that
+    lies on a cycle."""
+
+    edges: tuple[Edge, ...]
+    start: str | None
+    unreachable: frozenset[str] = frozenset()
+    dangling: tuple[Edge, ...] = ()
+    cyclic: frozenset[Edge] = frozenset()
+
+
+def route(blocks: Sequence[ScopeBlock], routed: bool, finally_label: str | None = None) -> Route:
+    """The route of one scope. ``routed`` is False for a v1 definition (list order, loop
+    bodies included); ``finally_label`` is given for the top level only: that block is taken
+    out and runs last, in v1 and v2 alike."""
+    blocks = strip_finally(blocks, finally_label)
+    if not blocks:
+        return Route((), None)
+    if not routed:
+        return Route(tuple(Edge(a.label, b.label, ("sequence",)) for a, b in zip(blocks, blocks[1:])), blocks[0].label)
+    labels = {b.label for b in blocks}
+    edges = edges_of(blocks)
+    adjacency: dict[str, dict[str, Edge]] = {label: {} for label in labels}
+    incoming: set[str] = set()
+    for e in edges:
+        if e.target in labels:
+            adjacency[e.source].setdefault(e.target, e)
+            incoming.add(e.target)
+    start = next((b.label for b in blocks if b.label not in incoming), None)
+    reached: set[str] = set()
+    todo = [start] if start is not None else []
+    while todo:
+        label = todo.pop()
+        if label not in reached:
+            reached.add(label)
+            todo.extend(adjacency[label])
+    looping = [c for c in _components(adjacency) if len(c) > 1 or any(n in adjacency[n] for n in c)]
+    cyclic = frozenset(e for e in edges for c in looping if e.source in c and e.target in c)
+    return Route(
+        tuple(edges),
+        start,
+        frozenset(labels - reached) if start is not None else frozenset(),
+        tuple(e for e in edges if e.target not in labels),
+        cyclic,
+    )
+
+
 # --------------------------------------------------------------------------- a definition
 
 

@@ -3,14 +3,17 @@
 Every format is called as ``render(diags, lines, rules)``: ``full`` quotes source lines through
 the ``lines(path, n)`` callable, and ``sarif`` describes each rule from ``rules`` (code to rule,
 the registry), so each stays a pure function of its arguments and no format imports the rule
-layer.
+layer. A few take keyword options (``OPTIONS``): ``style`` (colour) for the human formats,
+``files`` (the files checked) for ``junit``, ``root`` (the repository) for ``gitlab``;
+``render`` passes each format only the options it takes.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Sequence
 
-from . import concise, full, github, json_format, sarif
+from ...diagnostics import Diagnostic
+from . import concise, full, github, gitlab, json_format, junit, sarif
 
 LineGetter = Callable[[str, int], "str | None"]
 
@@ -20,4 +23,22 @@ FORMATS = {
     "json": json_format.render,
     "github": github.render,
     "sarif": sarif.render,
+    "junit": junit.render,
+    "gitlab": gitlab.render,
 }
+
+#: the keyword options each format understands beyond (diags, lines, rules)
+OPTIONS: dict[str, frozenset[str]] = {
+    "full": frozenset({"style", "with_summary"}),
+    "concise": frozenset({"style"}),
+    "junit": frozenset({"files"}),
+    "gitlab": frozenset({"root"}),
+}
+
+#: the formats a person reads, which get colour on a terminal
+HUMAN_FORMATS = frozenset({"full", "concise"})
+
+
+def render(fmt: str, diags: Sequence[Diagnostic], lines: LineGetter | None, rules: Any, **options: Any) -> str:
+    accepted = OPTIONS.get(fmt, frozenset())
+    return FORMATS[fmt](diags, lines, rules, **{k: v for k, v in options.items() if k in accepted})

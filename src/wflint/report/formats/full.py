@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ...diagnostics import Diagnostic
+from ..color import PLAIN, Style
 from ..safe_text import escape_char, is_unsafe, printable
+from ..statistics import problem_summary
 
 #: characters of a source line quoted at most, and how many of them before the finding
 WINDOW, BEFORE = 120, 40
@@ -44,21 +46,27 @@ def quote(d: Diagnostic, text: str) -> tuple[str, str]:
     return line, ("" if first == 0 else " ") + pad + "^" * carets
 
 
-def render(diags: Sequence[Diagnostic], lines: Callable[[str, int], "str | None"] | None = None, rules=None) -> str:
+def render(
+    diags: Sequence[Diagnostic],
+    lines: Callable[[str, int], "str | None"] | None = None,
+    rules=None,
+    *,
+    style: Style = PLAIN,
+    with_summary: bool = True,
+) -> str:
     out: list[str] = []
     for d in diags:
-        out.append(f"{printable(d.path)}:{d.line}:{d.column}: {d.code} [{d.name}] {printable(d.message)}")
+        where = style.path(f"{printable(d.path)}:{d.line}:{d.column}:")
+        out.append(f"{where} {style.code(d.code, d.severity)} {style.severity(f'[{d.name}]', d.severity)} {printable(d.message)}")
         text = lines(d.path, d.line) if lines else None
         if text is not None:
             gutter = f"{d.line:>4} | "
             source, underline = quote(d, text)
-            out.append(gutter + source)
-            out.append(" " * (len(gutter) - 2) + "| " + underline)
+            out.append(style.muted(gutter) + source)
+            out.append(style.muted(" " * (len(gutter) - 2) + "| ") + style.caret(underline, d.severity))
         if d.help:
-            out.append(f"  help: {printable(d.help)}")
+            out.append(f"  {style.help('help:')} {printable(d.help)}")
         out.append("")
-    if diags:
-        counts = {s: sum(1 for d in diags if d.severity == s) for s in ("error", "warning", "info")}
-        summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
-        out.append(f"Found {len(diags)} problem{'s' if len(diags) != 1 else ''} ({summary}).")
+    if diags and with_summary:
+        out.append(problem_summary(diags))
     return "\n".join(out) + ("\n" if out else "")
