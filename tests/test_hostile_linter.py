@@ -162,6 +162,13 @@ def test_non_string_branch_target_is_a_finding_not_a_crash():
     assert "WF102" in codes(check_text(json.dumps(request(blocks, version=2)), "f.json"))
 
 
+def test_a_number_for_branch_conditions_is_a_finding_not_a_crash():
+    """Found by the property tests: WF403 iterated branch_conditions whatever it held (exit 3)."""
+    blocks = [{"block_type": "conditional", "label": "c", "branch_conditions": 5},
+              {"block_type": "text_prompt", "label": "p", "prompt": "{{ c_output }}"}]
+    assert "WF102" in codes(check_text(json.dumps(request(blocks, version=2)), "f.json"))
+
+
 def test_non_utf8_config_is_a_config_error(tmp_path):
     cfg = tmp_path / ".wflint.toml"
     cfg.write_bytes(b'select = ["WF1\xff"]\n')

@@ -201,6 +201,12 @@ def _block_of(wf, key: int):
     return index[key]
 
 
+def _branches(block) -> list:
+    """A conditional's branches; anything else (a number where the list belongs: WF102) has none."""
+    branches = block.data.get("branch_conditions") if block.tag == "conditional" else None
+    return branches if isinstance(branches, list) else []
+
+
 def _graph_preds(blocks, finally_label):
     """The ancestors in the routing graph of each block of one v2 scope, as a bit set over
     the scope's positions, or None when the scope has no single start block (its order is
@@ -211,8 +217,7 @@ def _graph_preds(blocks, finally_label):
         return None
     scoped = [
         routing.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
-                         tuple(br.get("next_block_label") if isinstance(br, dict) else None
-                               for br in (b.data.get("branch_conditions") or [] if b.tag == "conditional" else [])))
+                         tuple(br.get("next_block_label") if isinstance(br, dict) else None for br in _branches(b)))
         for b in blocks
     ]
     routed = routing.strip_finally(scoped, finally_label)
