@@ -66,11 +66,6 @@ class Limits:
 DEFAULT = Limits()
 
 
-def names() -> list[str]:
-    """The config keys of the limits, in declaration order."""
-    return [f.name.replace("_", "-") for f in fields(Limits)]
-
-
 def exceeded(limit: str, what: str, value: int) -> str:
     """The message of a WF006 diagnostic: what went over, and how to raise the limit."""
     key = limit.replace("_", "-")
