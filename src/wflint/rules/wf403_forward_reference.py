@@ -27,7 +27,6 @@ nothing.
 """
 
 import sys
-from collections import deque
 
 from ..workflow import routing
 from ..checks import template_sites
@@ -232,24 +231,73 @@ def _graph_preds(blocks, finally_label):
             indegree[dst] += 1
     if sum(1 for label in indegree if not indegree[label]) != 1:
         return None
-    # propagate ancestor sets along the edges until nothing changes (a worklist: each block
-    # is revisited only when what reaches it grew; a retry cycle makes a block its own
-    # ancestor, since its last output exists when it runs again)
-    mask = {label: 0 for label in children}
-    queue = deque(label for label in children)
-    queued = set(queue)
-    while queue:
-        src = queue.popleft()
-        queued.discard(src)
-        reach = mask[src] | (1 << position[src])
-        for dst in children[src]:
-            if reach & ~mask[dst]:
-                mask[dst] |= reach
-                if dst not in queued:
-                    queue.append(dst)
-                    queued.add(dst)
+    # the ancestors of each block: the blocks with a route to it. Strongly connected
+    # components in topological order, so each block is visited once (a worklist over the
+    # blocks revisited them quadratically often on nested conditionals); a retry cycle makes a
+    # block its own ancestor, since its last output exists when it runs again
+    parents: dict[str, list[str]] = {label: [] for label in children}
+    for src, targets in children.items():
+        for dst in targets:
+            parents[dst].append(src)
+    mask: dict[str, int] = {}
+    for component in _components_in_order(children):
+        inside = set(component)
+        reach = members = 0
+        for label in component:
+            members |= 1 << position[label]
+            for src in parents[label]:
+                if src not in inside:
+                    reach |= mask[src] | (1 << position[src])
+        cyclic = len(component) > 1 or component[0] in children[component[0]]
+        own = reach | members if cyclic else reach
+        for label in component:
+            mask[label] = own
     out = {id(by_label[label]): m for label, m in mask.items()}
     if finally_label in by_label:
         fin = by_label[finally_label]
         out[id(fin)] = ((1 << len(blocks)) - 1) & ~(1 << position[finally_label])
+    return out
+
+
+def _components_in_order(children: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of a graph, each before every component it leads
+    to (Tarjan's algorithm, without recursion: a scope may hold thousands of blocks)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in children:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(children[root]))]
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(children[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    out.append(component)
+    out.reverse()  # Tarjan finds a component after every component it leads to
     return out
