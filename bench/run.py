@@ -1,199 +1,408 @@
-"""Time ``wflint check`` over the benchmark corpus (a script, not a test).
+"""Measure wflint side by side with what it cannot beat, in one run (a script, not a test).
 
-Measures, over the files of ``bench/corpus`` (make them with ``bench/make_corpus.py``):
+    python bench/run.py            # about 3 minutes on the busy 2-core machine (7-9 when very busy)
+    python bench/run.py --quick    # 200 files, fewer repeats and requests: about 1.5 minutes
 
-* the library API: ``wflint.api.check_paths([corpus])`` in this process, a first (cold) call and
-  a second (warm) one with the default worker count, then one with ``jobs=1`` (one process);
-* the command line: ``python -m wflint check <corpus> --format concise`` as a subprocess, start-up
-  and imports included;
-* per file: ``wflint.api.check_file`` on each file separately (mean, median, p95, the 5 slowest);
-* with ``--profile``: cProfile over one ``check_paths(jobs=1)`` call, top 15 functions by
-  cumulative time.
+Run it with the interpreter that has wflint installed (``.venv/bin/python``). Every figure
+is the wall time of a fresh process (start-up and imports included), its CPU time (user +
+system, with the worker processes it reaped) and the peak resident memory of the largest
+process of its tree (``wait4``'s ``ru_maxrss``), so the rows compare like with like:
 
-It also compares the findings with ``manifest.tsv``: every file with an injected mistake should
-draw an error, and no other file should.
+* **corpus** (``bench/corpus``, made by ``make_corpus.py`` when missing): the parse floor
+  (libyaml's C composer over every file, one process), ``wflint check`` with the default
+  worker count and with ``--jobs 1``, and check-jsonschema with wflint's generated schema over
+  the bare definition files of the corpus (it is slow, so a sample; wflint runs the same
+  sample for the ratio). check-jsonschema is installed into ``bench/.venv`` on first use; it is
+  not a dependency of wflint;
+* **one file** (a median-sized corpus file): the interpreter floor ``python -c "import
+  yaml"``, ``wflint check f``, check-jsonschema on it;
+* **scaling**: the corpus ten times over (``bench/corpus-x10``, copies in ten folders, so the
+  work per file is identical), and one 5 MB and one 10 MB workflow (``bench/big``);
+* **serve**: start-up until ``/healthz`` answers, then list and update at 1, 4 and 16
+  loopback clients (keep-alive connections, a fixed number of requests each): requests/s,
+  p50 and p99 latency.
 
-    PYTHONPATH=src python bench/make_corpus.py && PYTHONPATH=src python bench/run.py [--profile]
+Times are medians of ``--repeat`` runs where a run is short. The machine is shared: the load
+average is printed with the results.
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import csv
-import io
+import http.client
+import json
 import os
-import pstats
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = ROOT / "bench" / "corpus"
+BENCH = ROOT / "bench"
+SCHEMA = ROOT / "schemas" / "workflow-definition.schema.json"
+BENCH_VENV = BENCH / ".venv"
+API_KEY = "bench-key"
+
+sys.path.insert(0, str(BENCH))
+import make_corpus  # noqa: E402  (the corpus generator beside this script)
+
+# ------------------------------------------------------------------------------ processes
 
 
-def _table(rows: list[tuple[str, str]]) -> str:
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"  {k.ljust(width)}  {v}" for k, v in rows)
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def time_import() -> float:
+def _popen_wait4(cmd: list[str], **kw) -> tuple[float, float, int, int, bytes]:
     t0 = time.perf_counter()
-    import wflint.api  # noqa: F401  (the import is what is timed)
-
-    return time.perf_counter() - t0
-
-
-def _supports_jobs() -> bool:
-    import inspect
-
-    from wflint.api import check_paths
-
-    return "jobs" in inspect.signature(check_paths).parameters
-
-
-def run_check_paths(corpus: Path, jobs: int | None = None):
-    from wflint.api import check_paths
-
-    return check_paths([corpus], jobs=jobs) if jobs is not None and _supports_jobs() else check_paths([corpus])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=CHILD_ENV, **kw)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read()))
+    reader.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    # user + system time of the process and of the children it reaped (the worker pool)
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, proc.returncode, usage.ru_maxrss // 1024, b"".join(chunks)
 
 
-def time_library(corpus: Path):
-    """(report, cold s, warm s, sequential s or None): default jobs twice, then one process."""
-    t0 = time.perf_counter()
-    report = run_check_paths(corpus)
-    cold = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    run_check_paths(corpus)
-    warm = time.perf_counter() - t0
-    sequential = None
-    if _supports_jobs():
-        t0 = time.perf_counter()
-        run_check_paths(corpus, jobs=1)
-        sequential = time.perf_counter() - t0
-    return report, cold, warm, sequential
+def measure(cmd: list[str], ok=(0, 1), repeat: int = 1, **kw) -> tuple[float, float, int, str]:
+    """Median wall seconds, median CPU seconds, peak RSS (MB) of the largest process of the
+    tree, last output. On a shared machine CPU time is the steadier figure: wall time also
+    counts the time other users' processes held the cores."""
+    walls, cpus, rss, out = [], [], 0, b""
+    for _ in range(repeat):
+        wall, cpu, rc, peak, out = _popen_wait4(cmd, **kw)
+        if rc not in ok:
+            sys.exit(f"{' '.join(map(str, cmd[:5]))} ... failed with status {rc}:\n{out.decode()[-2000:]}")
+        walls.append(wall)
+        cpus.append(cpu)
+        rss = max(rss, peak)
+    return statistics.median(walls), statistics.median(cpus), rss, out.decode("utf-8", "replace")
 
 
-def time_per_file(files: list[Path]) -> list[tuple[float, Path]]:
-    from wflint.api import check_file
+PY = sys.executable
+WFLINT = [PY, "-m", "wflint"]
+#: the children run as an installed wflint does: with bytecode caches (pip writes them at
+#: install time; an environment that forbids them would time the compiler, not wflint)
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    out = []
-    for f in files:
-        t0 = time.perf_counter()
-        check_file(f)
-        out.append((time.perf_counter() - t0, f))
+FLOOR_SCRIPT = """
+import sys, yaml
+loader = yaml.CSafeLoader
+for name in sys.argv[1:]:
+    with open(name, 'rb') as f:
+        yaml.compose(f, Loader=loader)
+"""
+
+
+def files_of(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+
+
+def floor_cmd(folder: Path) -> list[str]:
+    # the file list goes through a file: 10 000 paths would overflow a command line
+    listing = folder.with_name(folder.name + ".files")
+    listing.write_text("\n".join(map(str, files_of(folder))), encoding="utf-8")
+    script = FLOOR_SCRIPT.replace("sys.argv[1:]", f"open({str(listing)!r}).read().split(chr(10))")
+    return [PY, "-c", script]
+
+
+# ------------------------------------------------------------------------------ inputs
+
+
+def ensure_corpus(n: int) -> Path:
+    corpus = BENCH / ("corpus" if n == 1000 else f"corpus-{n}")
+    if len(files_of(corpus)) != n if corpus.is_dir() else True:
+        print(f"making {corpus.relative_to(ROOT)} ({n} files) ...", file=sys.stderr)
+        make_corpus.make(n, corpus, 20261122)
+    return corpus
+
+
+def ensure_x10(corpus: Path) -> Path:
+    x10 = corpus.with_name(corpus.name + "-x10")
+    want = 10 * len(files_of(corpus))
+    if not x10.is_dir() or len(files_of(x10)) != want:
+        print(f"making {x10.relative_to(ROOT)} ({want} files) ...", file=sys.stderr)
+        shutil.rmtree(x10, ignore_errors=True)
+        for i in range(10):
+            shutil.copytree(corpus, x10 / f"copy{i}", ignore=shutil.ignore_patterns("manifest.tsv"))
+    return x10
+
+
+def ensure_big(megabytes: int) -> Path:
+    """One YAML workflow of about ``megabytes`` MB: the largest valid fixture, its blocks
+    repeated under fresh labels (as ``make_corpus`` grows files)."""
+    out = BENCH / "big" / f"workflow-{megabytes}mb.yaml"
+    if out.exists():
+        return out
+    print(f"making {out.relative_to(ROOT)} ...", file=sys.stderr)
+    name, request = max(make_corpus.bases(), key=lambda b: len(json.dumps(b[1])))
+    copies, text = 20, ""
+    for _ in range(3):  # labels grow with the copy number: aim, measure, correct
+        text = make_corpus.to_yaml(make_corpus.grow(request, copies, None))
+        if abs(len(text) - megabytes * 1_000_000) < 50_000 * megabytes:
+            break
+        copies = max(1, round(copies * megabytes * 1_000_000 / len(text)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# {copies} copies of fixtures/valid/{name}\n" + text, encoding="utf-8")
     return out
 
 
-def time_cli(corpus: Path) -> tuple[float, int, int]:
-    env = dict(os.environ)
-    src = str(ROOT / "src")
-    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [sys.executable, "-m", "wflint", "check", str(corpus), "--format", "concise"]
+def bare_definitions(corpus: Path, count: int, clean: bool = False) -> list[Path]:
+    """Files of the corpus in the bare forms (a definition file, what the schema describes);
+    with ``clean``, only those without an injected mistake."""
+    rows = [r.split("\t") for r in (corpus / "manifest.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    names = [r[0] for r in rows if r[3] in ("yaml", "json") and (not clean or r[4] == "-")]
+    step = max(1, len(names) // count)
+    return [corpus / n for n in names[::step][:count]]
+
+
+def check_jsonschema() -> list[str] | None:
+    exe = BENCH_VENV / "bin" / "check-jsonschema"
+    if not exe.exists():
+        print("installing check-jsonschema into bench/.venv ...", file=sys.stderr)
+        try:
+            subprocess.run([PY, "-m", "venv", str(BENCH_VENV)], check=True)
+            subprocess.run([str(BENCH_VENV / "bin" / "pip"), "install", "-q", "check-jsonschema"], check=True)
+        except (subprocess.CalledProcessError, OSError) as exc:
+            print(f"check-jsonschema unavailable ({exc}): its rows are skipped", file=sys.stderr)
+            return None
+    return [str(exe), "--schemafile", str(SCHEMA)]
+
+
+# ------------------------------------------------------------------------------ serve
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(conn: http.client.HTTPConnection, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    headers = {"x-api-key": API_KEY}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["content-type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    resp = conn.getresponse()
+    return resp.status, resp.read()
+
+
+def load(port: int, clients: int, per_client: int, make_call) -> tuple[float, float, float, int]:
+    """(requests/s, p50 ms, p99 ms, failures) for ``clients`` threads of ``per_client`` calls."""
+    latencies: list[float] = []
+    failures = [0]
+    lock = threading.Lock()
+    barrier = threading.Barrier(clients + 1)
+
+    def client(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine = []
+        barrier.wait()
+        for k in range(per_client):
+            t0 = time.perf_counter()
+            status, _ = make_call(conn, i, k)
+            mine.append(time.perf_counter() - t0)
+            if status != 200:
+                failures[0] += 1
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    barrier.wait()
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    for t in threads:
+        t.join()
     wall = time.perf_counter() - t0
-    if proc.returncode not in (0, 1):
-        sys.exit(f"the CLI failed with status {proc.returncode}:\n{proc.stderr[-2000:]}")
-    return wall, proc.returncode, len([ln for ln in proc.stdout.splitlines() if ": WF" in ln])
+    latencies.sort()
+    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
+    return len(latencies) / wall, pick(0.50), pick(0.99), failures[0]
 
 
-def profile(corpus: Path, top: int = 15) -> str:
-    """cProfile over one check_paths call in this process (``jobs=1``: a process pool would
-    leave only the parent's waiting in the profile)."""
-    prof = cProfile.Profile()
-    prof.enable()
-    run_check_paths(corpus, jobs=1)
-    prof.disable()
-    def table(order: str, count: int) -> tuple[str, list[str]]:
-        buf = io.StringIO()
-        pstats.Stats(prof, stream=buf).strip_dirs().sort_stats(order).print_stats(count)
-        lines = buf.getvalue().splitlines()
-        # keep the line with the totals and the table itself
-        start = next((i for i, ln in enumerate(lines) if "ncalls" in ln), 0)
-        total = next((ln.strip() for ln in lines if "function calls" in ln), "")
-        return total, [ln for ln in lines[start:] if ln.strip()]
-
-    total, cumulative = table("cumulative", top)
-    _, own = table("tottime", 10)
-    return "\n".join([total, *cumulative, "", "top 10 by own time (tottime):", *own])
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds a running process has used so far (Linux ``/proc``; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def manifest_check(corpus: Path, report) -> str:
+def bench_serve(corpus: Path, per_client_total: int) -> tuple[float, float | None, list[tuple[str, int, float, float, float, int]], int, int]:
+    port = free_port()
+    cmd = [*WFLINT, "serve", "--port", str(port), "--api-key", f"{API_KEY}=o_bench", "--log-level", "error"]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=CHILD_ENV)
+    try:
+        while True:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                status, _ = request(conn, "GET", "/healthz")
+                conn.close()
+                if status == 200:
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    sys.exit("wflint serve exited: " + proc.stderr.read().decode()[-2000:])
+                if time.perf_counter() - t0 > 30:
+                    sys.exit("wflint serve did not answer within 30 s")
+                time.sleep(0.005)
+        startup = time.perf_counter() - t0
+        startup_cpu = process_cpu(proc.pid)
+        # a realistic store: 50 workflows from the corpus, as json_definition bodies
+        definitions = []
+        for f in bare_definitions(corpus, 50, clean=True):
+            definitions.append(make_corpus.load_request(f))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        wpids, stored_definitions = [], []
+        for d in definitions:
+            status, body = request(conn, "POST", "/v1/workflows", {"json_definition": d})
+            if status == 200:
+                wpids.append(json.loads(body)["workflow_permanent_id"])
+                stored_definitions.append(d)
+        conn.close()
+        if not wpids:
+            sys.exit("wflint serve refused every corpus workflow")
+        bodies = {w: {"json_definition": d} for w, d in zip(wpids, stored_definitions)}
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        _, page = request(conn, "GET", "/v1/workflows?page=1&page_size=10")
+        conn.close()
+        page_bytes = len(page)
+        rows = []
+
+        def list_call(conn, i, k):
+            return request(conn, "GET", "/v1/workflows?page=1&page_size=10")
+
+        def update_call(conn, i, k):
+            wpid = wpids[(i * 7 + k) % len(wpids)]
+            return request(conn, "POST", f"/v1/workflows/{wpid}", bodies[wpid])
+
+        for name, call in (("list", list_call), ("update", update_call)):
+            for clients in (1, 4, 16):
+                per_client = max(5, per_client_total // clients)
+                rps, p50, p99, failed = load(port, clients, per_client, call)
+                rows.append((name, clients, rps, p50, p99, failed))
+        return startup, startup_cpu, rows, len(wpids), page_bytes
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def table(rows: list[tuple[str, ...]], head: tuple[str, ...]) -> str:
+    widths = [max(len(str(r[i])) for r in (head, *rows)) for i in range(len(head))]
+    line = lambda r: "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    return "\n".join([line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
+
+
+def secs(s: float) -> str:
+    return f"{s:.2f} s" if s >= 1 else f"{s * 1000:.0f} ms"
+
+
+def findings_summary(out: str, corpus: Path) -> str:
+    diags = json.loads(out or "[]")
+    with_errors = {Path(d["path"]).name for d in diags if d["severity"] == "error"}
     manifest = corpus / "manifest.tsv"
     if not manifest.exists():
-        return "no manifest.tsv: skipped"
-    with manifest.open(encoding="utf-8") as f:
-        rows = {r["file"]: r["mistake"] for r in csv.DictReader(f, delimiter="\t")}
-    with_errors = {Path(d.path).name for d in report.diagnostics if d.severity == "error"}
-    injected = {name for name, m in rows.items() if m != "-"}
-    missed = sorted(injected - with_errors)
-    false_alarms = sorted(with_errors - injected)
-    text = f"{len(injected & with_errors)}/{len(injected)} injected mistakes caught, {len(false_alarms)} clean files with errors"
-    if missed:
-        text += "\n    missed: " + ", ".join(f"{n} ({rows[n]})" for n in missed[:10])
-    if false_alarms:
-        text += "\n    errors on clean files: " + ", ".join(false_alarms[:10])
-    return text
+        return f"{len(diags)} findings"
+    rows = [r.split("\t") for r in manifest.read_text(encoding="utf-8").splitlines()[1:]]
+    injected = {r[0] for r in rows if r[4] != "-"}
+    return (f"{len(diags)} findings; {len(injected & with_errors)}/{len(injected)} injected mistakes caught, "
+            f"{len(with_errors - injected)} clean files with errors")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Time wflint check over the benchmark corpus.")
-    ap.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--profile", action="store_true", help="add cProfile's top 15 cumulative functions")
-    ap.add_argument("--no-cli", action="store_true", help="skip the subprocess run")
+    ap = argparse.ArgumentParser(description="Measure wflint side by side with its floors.")
+    ap.add_argument("--quick", action="store_true", help="200-file corpus, fewer repeats and requests")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per short measurement (median; default 5, quick 3)")
+    ap.add_argument("--skip", action="append", default=[], choices=["check-jsonschema", "scaling", "big", "serve"],
+                    help="leave a section out (repeatable)")
     args = ap.parse_args(argv)
+    quick = args.quick
+    repeat = args.repeat or (3 if quick else 5)
+    n = 200 if quick else 1000
+    started = time.perf_counter()
 
-    corpus: Path = args.corpus
-    files = sorted(p for p in corpus.rglob("*") if p.suffix in (".json", ".yaml", ".yml")) if corpus.is_dir() else []
-    if not files:
-        sys.exit(f"no workflow files in {corpus}: run `PYTHONPATH=src python bench/make_corpus.py` first")
-    n = len(files)
+    import wflint
+
+    subprocess.run([PY, "-m", "compileall", "-q", str(Path(wflint.__file__).parent)], check=True, env=CHILD_ENV)
+    corpus = ensure_corpus(n)
+    files = files_of(corpus)
     size = sum(f.stat().st_size for f in files)
+    sizes = sorted(files, key=lambda f: f.stat().st_size)
+    one = next(f for f in sizes[len(sizes) // 2:] if f.suffix == ".yaml")
+    cj = None if "check-jsonschema" in args.skip else check_jsonschema()
 
-    imp = time_import()
-    report, cold, warm, sequential = time_library(corpus)
-    per_file = time_per_file(files)
-    times = sorted(t for t, _ in per_file)
-    cli = time_cli(corpus) if not args.no_cli else None
+    rows: list[tuple[str, ...]] = []
+    figures: dict[str, float] = {}
 
-    errors = sum(1 for d in report.diagnostics if d.severity == "error")
-    warnings = sum(1 for d in report.diagnostics if d.severity == "warning")
-    print(f"wflint check over {corpus} - {n} files, {size / 1e6:.1f} MB, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs")
+    cpu_figures: dict[str, float] = {}
 
-    def rate(seconds: float) -> str:
-        return f"{seconds:.2f} s   {n / seconds:,.0f} files/s   {_ms(seconds / n)}/file"
+    def add(key: str, what: str, measured: tuple, ratio_to: str | None, note: str = "") -> None:
+        wall, cpu, rss = measured[:3]
+        figures[key], cpu_figures[key] = wall, cpu
+        ratio = f"{wall / figures[ratio_to]:.2f}x {ratio_to}" if ratio_to else "1"
+        cpu_ratio = f"{cpu / cpu_figures[ratio_to]:.2f}x" if ratio_to else "1"
+        rows.append((what, secs(wall), ratio, secs(cpu), cpu_ratio, f"{rss} MB", note))
+        print(f"  {what}: {secs(wall)} wall, {secs(cpu)} CPU, {rss} MB", file=sys.stderr, flush=True)
 
-    rows = [
-        ("import wflint.api", _ms(imp)),
-        ("check_paths, cold", rate(cold)),
-        ("check_paths, warm", rate(warm)),
-    ]
-    if sequential is not None:
-        rows.append(("check_paths, jobs=1", rate(sequential)))
-    if cli is not None:
-        wall, rc, lines = cli
-        rows.append(("CLI subprocess", f"{rate(wall)}   (exit {rc}, {lines} findings)"))
-    rows += [
-        ("per file (check_file)", f"mean {_ms(statistics.fmean(times))}   median {_ms(statistics.median(times))}   "
-                                  f"p95 {_ms(times[int(0.95 * (n - 1))])}   max {_ms(times[-1])}"),
-        ("findings", f"{report.files_checked} files checked, {report.files_skipped} skipped, {errors} errors, {warnings} warnings"),
-        ("manifest", manifest_check(corpus, report)),
-    ]
-    print(_table(rows))
-    print("\nslowest files (check_file):")
-    for t, f in sorted(per_file, key=lambda x: x[0], reverse=True)[:5]:
-        print(f"  {_ms(t):>10}  {f.stat().st_size / 1024:7.1f} KB  {f.relative_to(corpus) if f.is_relative_to(corpus) else f}")
-    if args.profile:
-        print("\nprofile of one check_paths call (top 15 by cumulative time):")
-        print(profile(corpus))
+    add("floor", f"parse floor: libyaml compose of {n} files, one process", measure(floor_cmd(corpus), repeat=2), None)
+    measured = measure([*WFLINT, "check", str(corpus), "--format", "json"], repeat=2)
+    add("check", f"wflint check, {n} files (default jobs, {os.cpu_count()} CPUs)", measured, "floor", findings_summary(measured[3], corpus))
+    add("check-1", f"wflint check --jobs 1, {n} files", measure([*WFLINT, "check", str(corpus), "--format", "json", "--jobs", "1"]), "floor")
+    if cj:
+        sample = bare_definitions(corpus, 30 if quick else 100)
+        add("cj-sample", f"check-jsonschema, {len(sample)} bare definition files", measure([*cj, *map(str, sample)]), None)
+        add("check-sample", "wflint check, the same files", measure([*WFLINT, "check", "--format", "concise", *map(str, sample)], repeat=repeat),
+            "cj-sample")
+
+    add("interp", "interpreter floor: python -c 'import yaml'", measure([PY, "-c", "import yaml"], repeat=repeat * 2), None)
+    add("one", f"wflint check, one file ({one.stat().st_size // 1024} KB)", measure([*WFLINT, "check", str(one)], repeat=repeat * 2), "interp")
+    add("version", "wflint --version", measure([*WFLINT, "--version"], repeat=repeat), "interp")
+    add("rule", "wflint rule WF201", measure([*WFLINT, "rule", "WF201"], repeat=repeat), "interp")
+    if cj:
+        add("cj-one", "check-jsonschema, the same file", measure([*cj, str(one)], repeat=repeat), "interp")
+        rows.append(("wflint one file / check-jsonschema one file", "", f"{figures['one'] / figures['cj-one']:.2f}x", "",
+                     f"{cpu_figures['one'] / cpu_figures['cj-one']:.2f}x", "", ""))
+
+    if "scaling" not in args.skip:
+        x10 = ensure_x10(corpus)
+        add("check-x10", f"wflint check, {10 * n} files (the corpus ten times)",
+            measure([*WFLINT, "check", str(x10), "--format", "concise"]), "check")
+    if "big" not in args.skip:
+        for mb in (5, 10):
+            big = ensure_big(mb)
+            add(f"big{mb}", f"wflint check, one {big.stat().st_size / 1e6:.1f} MB file",
+                measure([*WFLINT, "check", str(big), "--format", "concise"]), "big5" if mb == 10 else None)
+
+    print(f"\nwflint bench: {n} files, {size / 1e6:.1f} MB ({sum(f.suffix == '.json' for f in files)} JSON), "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
+          f"{' (--quick)' if quick else ''}\n")
+    print(table(rows, ("what", "wall", "wall ratio", "CPU", "CPU ratio", "peak RSS", "note")))
+
+    if "serve" not in args.skip:
+        startup, startup_cpu, srows, stored, page_bytes = bench_serve(corpus, 60 if quick else 200)
+        cpu_note = f" ({secs(startup_cpu)} CPU)" if startup_cpu is not None else ""
+        print(f"\nwflint serve: start-up to the first /healthz answer {secs(startup)}{cpu_note}; {stored} workflows stored; "
+              f"list = GET /v1/workflows?page_size=10 ({page_bytes / 1e3:.0f} KB answer); "
+              f"update = POST /v1/workflows/{{id}} with a json_definition of 3-60 blocks")
+        print(table([(what, str(c), f"{rps:.0f}", f"{p50:.1f} ms", f"{p99:.1f} ms", str(f)) for what, c, rps, p50, p99, f in srows],
+                    ("request", "clients", "req/s", "p50", "p99", "non-200")))
+    print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average now {os.getloadavg()[0]:.1f})")
     return 0
 
 

@@ -140,12 +140,12 @@ def test_severity_override_from_config(tmp_path):
 
 
 def test_internal_error_exits_3_without_traceback(monkeypatch):
-    import wflint.cli as cli
+    import wflint.api as api
 
     def boom(*a, **k):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "check_paths", boom)
+    monkeypatch.setattr(api, "check_paths", boom)
     r = CliRunner().invoke(main, ["check", str(GOOD)])
     assert r.exit_code == 3
     assert "internal error: kaboom" in r.stderr

@@ -42,8 +42,16 @@ class Report:
     files_skipped: int = 0
 
 
+_ACTIVE: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Rule]] = {}
+
+
 def active_rules(config: Config) -> list[Rule]:
-    return [r for r in registry().values() if _enabled(config, r.code, r.name)]
+    """The rules ``config`` selects, worked out once per selection (not once per file)."""
+    key = (tuple(config.select), tuple(config.ignore))
+    rules = _ACTIVE.get(key)
+    if rules is None:
+        rules = _ACTIVE[key] = [r for r in registry().values() if _enabled(config, r.code, r.name)]
+    return list(rules)
 
 
 def _enabled(config: Config, code: str, name: str) -> bool:
@@ -187,11 +195,11 @@ def check_paths(
     paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None, on_file: FileCallback | None = None
 ) -> Report:
     """Check files and directories. ``jobs`` processes share the work (default: one per
-    CPU, and a single process for small runs)."""
+    idle CPU, see ``idle_cpus``, and a single process for small runs)."""
     config = config or Config()
     report = Report()
     files = list(iter_files(paths, config))
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or idle_cpus()
     if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
         results = _check_parallel(files, config, jobs)
     else:
@@ -205,6 +213,21 @@ def check_paths(
         if on_file is not None:
             on_file(str(path), diags is not None, done, len(files))
     return report
+
+
+def idle_cpus() -> int:
+    """The default worker count: the CPUs this process may use that other processes are not
+    already keeping busy (one-minute load average), at least one. On a shared machine a
+    second worker competing for a busy core made a run slower, not faster."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    return max(1, min(cpus, round(cpus - busy)))
 
 
 def _check_one(args: tuple[Path, bool, Config]) -> list[Diagnostic] | None:

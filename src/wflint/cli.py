@@ -10,11 +10,11 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
-from .api import InternalError, Report, check_bytes, check_paths
 from .config import Config, ConfigError, discover, load, with_limits
 from .diagnostics import at_or_above, finalize
 from .document.source import decode, split_lines
@@ -22,6 +22,9 @@ from .report import color, progress, statistics
 from .report.formats import FORMATS, HUMAN_FORMATS, render
 from .report.output_file import OutputFileError, write_report
 from .report.safe_text import printable
+
+if TYPE_CHECKING:  # the library API (parsers, rules, validators) is imported by the commands that use it
+    from .api import Report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -59,7 +62,21 @@ def _split_lines(data: bytes) -> list[str] | None:
     return split_lines(source.text)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose heavier subcommands are imported on first use."""
+
+    lazy_commands: dict = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in self.lazy_commands:
+            self.add_command(self.lazy_commands[name](), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wflint")
 def main() -> None:
     """wflint: lint Skyvern workflow definitions offline, and mock the service API."""
@@ -75,7 +92,7 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
 @click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per CPU].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per idle CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 # -- reporting options: what is printed where (the work is done by report/ modules)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 and 3 still mean usage and internal errors).")
@@ -85,6 +102,8 @@ def main() -> None:
 @click.option("--color", "color_choice", type=click.Choice(color.CHOICES), default="auto", show_default=True, help="Colour the full and concise formats (auto: on a terminal; honours NO_COLOR and FORCE_COLOR).")
 def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero, output_file, show_statistics, quiet, color_choice) -> None:
     """Check workflow files and directories ('-' reads standard input)."""
+    from .api import InternalError
+
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
         if select:
@@ -175,6 +194,8 @@ def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
 def _run(
     paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None
 ) -> tuple[Report, _LineCache]:
+    from .api import Report, check_bytes, check_paths
+
     files = [p for p in paths if p != "-"]
     report = check_paths(files, cfg, jobs=jobs, on_file=on_file) if files else Report()
     lines = _LineCache()
@@ -213,6 +234,17 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
         sys.exit(EXIT_USAGE)
     click.echo(f"{found.code} {found.name} (default severity: {found.severity})\n")
     click.echo(found.doc)
+
+
+@main.command()
+def lsp() -> None:
+    """Run the language server over stdio (needs: pip install 'wflint[lsp]')."""
+    try:
+        from .lsp.server import run  # imported here: the other commands do not pay for pygls
+    except ImportError as exc:
+        click.echo(f"wflint: the language server needs extra packages ({exc}); install them with: pip install 'wflint[lsp]'", err=True)
+        sys.exit(EXIT_USAGE)
+    run()
 
 
 @main.command()
@@ -265,27 +297,31 @@ def graph(paths, fmt, out, parameters) -> None:
     sys.exit(EXIT_FINDINGS if any(p.drawing is None for p in drawn) else EXIT_OK)
 
 
-def _register_fix() -> None:
+def _serve_missing(message: str) -> click.Command:
+    @click.command(name="serve", context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def serve_missing(args) -> None:  # noqa: ARG001
+        """Run the mock service API (needs: pip install 'wflint[serve]')."""
+        click.echo(f"wflint: the server needs extra packages ({message}); install them with: pip install 'wflint[serve]'", err=True)
+        sys.exit(EXIT_USAGE)
+
+    return serve_missing
+
+
+def _load_fix() -> click.Command:
     from .fix import fix
 
-    main.add_command(fix)
+    return fix
 
 
-def _register_serve() -> None:
+def _load_serve() -> click.Command:
     try:
         from .server.cli import serve
     except ImportError as exc:  # the server's extra is not installed
-        message = str(exc)
-
-        @main.command(name="serve", context_settings={"ignore_unknown_options": True})
-        @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-        def serve_missing(args) -> None:  # noqa: ARG001
-            """Run the mock service API (needs: pip install 'wflint[serve]')."""
-            click.echo(f"wflint: the server needs extra packages ({message}); install them with: pip install 'wflint[serve]'", err=True)
-            sys.exit(EXIT_USAGE)
-    else:
-        main.add_command(serve)
+        return _serve_missing(str(exc))
+    return serve
 
 
-_register_fix()
-_register_serve()
+# `fix` and `serve` are imported only when they run (or when help lists them): the server
+# stack alone cost more than a whole single-file check
+main.lazy_commands = {"fix": _load_fix, "serve": _load_serve}

@@ -101,7 +101,7 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
             node = Node("scalar", first, last, value, "json", raw=text[i:j])
             i = j
         elif c == "{":
-            node = Node("map", pos(i), None)  # type: ignore[arg-type]
+            node = Node("map", pos(i), None, pairs=[])  # type: ignore[arg-type]
             m = object_open(text, i)
             if m.group(1):
                 i = m.end()
@@ -123,7 +123,7 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
                     key, i = _json_key(text, m.end(), pos)
                 continue
         elif c == "[":
-            node = Node("seq", pos(i), None)  # type: ignore[arg-type]
+            node = Node("seq", pos(i), None, items=[])  # type: ignore[arg-type]
             m = array_open(text, i)
             i = m.end()
             if m.group(1):

@@ -7,7 +7,7 @@ a node. ``to_data()`` gives the plain Python value (last duplicate key wins, as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..diagnostics import Pos
@@ -35,8 +35,10 @@ class Node:
     end: Pos
     value: Any = None
     style: str | None = None
-    pairs: list[tuple["Node", "Node"]] = field(default_factory=list)
-    items: list["Node"] = field(default_factory=list)
+    #: a scalar shares the empty tuple: two empty lists per scalar were a third of the
+    #: objects a parse made, all of them for the cycle collector to scan
+    pairs: list[tuple["Node", "Node"]] = ()  # type: ignore[assignment]
+    items: list["Node"] = ()  # type: ignore[assignment]
     #: for scalars: the raw text of the scalar in the source (used by WF004 and template mapping)
     raw: str | None = None
 

@@ -233,7 +233,8 @@ class _YamlComposer:
     def _open(self, event, is_map: bool) -> _Frame:
         tag = event.tag
         mark = event.start_mark
-        node = Node("map" if is_map else "seq", self.pos_of(mark.index), None)  # type: ignore[arg-type]
+        start = self.pos_of(mark.index)
+        node = Node("map", start, None, pairs=[]) if is_map else Node("seq", start, None, items=[])  # type: ignore[arg-type]
         if tag is not None and tag != "!" and tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
             self._collection_tag_problem(tag, is_map, mark)
         return _Frame(node, is_map, event.anchor, event.flow_style, tag, mark)

@@ -8,12 +8,12 @@ type, so the linter validates each object against its own definition.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from . import schema
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 
 @lru_cache(maxsize=1)
@@ -55,10 +55,19 @@ def _inline(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
 
 
 @lru_cache(maxsize=None)
-def validator(def_name: str) -> Draft202012Validator:
-    """A linting validator for one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)."""
+def lint_schema(def_name: str) -> dict[str, Any]:
+    """The inlined linting schema of one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)."""
     defs = _lint_defs()
-    return Draft202012Validator(_inline(defs[def_name], defs))
+    return _inline(defs[def_name], defs)
+
+
+@lru_cache(maxsize=None)
+def validator(def_name: str) -> Draft202012Validator:
+    """A linting validator for one ``$defs`` entry. jsonschema is imported on first use: a
+    run whose documents the compiled fast path accepts never needs it."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(lint_schema(def_name))
 
 
 def accepts_as(tag: str, data: dict[str, Any]) -> bool:

@@ -10,7 +10,6 @@ that repository's default branch.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import metadata
 
 #: the branch whose docs/rules.md a rule's link points at
 DOCS_BRANCH = "main"
@@ -19,6 +18,8 @@ DOCS_BRANCH = "main"
 @lru_cache(maxsize=1)
 def repository_url() -> str | None:
     """The repository's address, or None when the package metadata names none."""
+    from importlib import metadata  # on first use: it costs a third of a one-file check's start-up
+
     try:
         entries = metadata.metadata("wflint").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:

@@ -17,15 +17,21 @@ def schema_findings(wf: Workflow) -> list[Finding]:
     """Every JSON Schema finding for this workflow, computed once."""
     cached = wf.cache.get("schema_findings")
     if cached is None:
-        parts = [
-            (b.path, f"block.{b.tag}", {**b.data, "block_type": b.tag} if b.tag_guessed else b.data)
-            for b in wf.all_blocks
-            if b.tag is not None
-        ]
-        parts += [(p.path, f"parameter.{p.type}", p.data) for p in wf.params if p.type in model.PARAMETER_TYPES]
-        cached = findings(wf.request, model.REQUEST.name, parts)
+        cached = findings(wf.request, model.REQUEST.name, schema_parts(wf))
         wf.cache["schema_findings"] = cached
     return cached
+
+
+def schema_parts(wf: Workflow) -> list[tuple[tuple, str, object]]:
+    """(path, definition, data) for every typed block and parameter: each is validated
+    against its own definition (the request itself against ``model.REQUEST``)."""
+    parts: list[tuple[tuple, str, object]] = [
+        (b.path, f"block.{b.tag}", {**b.data, "block_type": b.tag} if b.tag_guessed else b.data)
+        for b in wf.all_blocks
+        if b.tag is not None
+    ]
+    parts += [(p.path, f"parameter.{p.type}", p.data) for p in wf.params if p.type in model.PARAMETER_TYPES]
+    return parts
 
 
 def yield_findings(wf: Workflow, rule: Any):

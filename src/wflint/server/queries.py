@@ -13,6 +13,7 @@ from .errors import detail, shape_l
 from .models import python_enum
 from .pipeline import not_found
 from .state import ServerState
+from .store import Listed
 from .workflows import present
 
 WorkflowStatus = python_enum(M.enums.WORKFLOW_STATUS)
@@ -75,13 +76,12 @@ def _like(term: str) -> re.Pattern[str]:
     return re.compile(body, re.IGNORECASE | re.DOTALL)
 
 
-def _matches(doc: dict[str, Any], terms: list[str], term: str, folders: Mapping[str, str]) -> bool:
-    pattern = _like(term)
-    folder_title = folders.get(doc.get("folder_id") or "")
-    texts = [doc.get("title") or "", folder_title or "", *terms]
+def _matches(listed: Listed, pattern: re.Pattern[str], term: str, folders: Mapping[str, str]) -> bool:
+    folder_title = folders.get(listed.folder_id or "")
+    texts = [listed.title or "", folder_title or "", *listed.search_terms]
     if any(pattern.search(t) for t in texts):
         return True
-    return term.lower() in doc["workflow_permanent_id"].lower()  # literal for the id
+    return term.lower() in listed.workflow_permanent_id.lower()  # literal for the id
 
 
 def list_workflows(state: ServerState, organization_id: str, params: Any) -> list[dict[str, Any]]:
@@ -100,9 +100,10 @@ def list_workflows(state: ServerState, organization_id: str, params: Any) -> lis
     rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved, folder_id=q.folder_id)
     term = q.search_key or q.title
     if term:
-        rows = [(doc, terms) for doc, terms in rows if _matches(doc, terms, term, state.config.folders)]
+        pattern = _like(term)
+        rows = [r for r in rows if _matches(r, pattern, term, state.config.folders)]
     start = (q.page - 1) * q.page_size
-    return [present(doc, listed=True) for doc, _ in rows[start:start + q.page_size]]
+    return [present(doc, listed=True) for doc in state.store.documents(rows[start:start + q.page_size])]
 
 
 # --------------------------------------------------------------------------- one workflow

@@ -74,6 +74,48 @@ def _row_to_workflow(row: sqlite3.Row) -> dict[str, Any]:
     return doc
 
 
+class Listed:
+    """One workflow of a list: the columns search filters on; its document is read and
+    decoded only when it is on the page shown (``Store.documents``): reading and decoding
+    every workflow's JSON on every list request was most of its cost."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: sqlite3.Row) -> None:
+        self._row = row
+
+    @property
+    def title(self) -> str:
+        return self._row["title"]
+
+    @property
+    def folder_id(self) -> str | None:
+        return self._row["folder_id"]
+
+    @property
+    def workflow_permanent_id(self) -> str:
+        return self._row["workflow_permanent_id"]
+
+    @property
+    def workflow_id(self) -> str:
+        return self._row["workflow_id"]
+
+    @property
+    def search_terms(self) -> list[str]:
+        return json.loads(self._row["search_terms"])
+
+    def document(self, stored: sqlite3.Row) -> dict[str, Any]:
+        """The workflow from its ``stored`` row, with ``original_created_*`` from version 1."""
+        doc = _row_to_workflow(stored)
+        if self._row["has_first"]:
+            doc["original_created_by"] = self._row["first_created_by"]
+            doc["original_created_at"] = self._row["first_created_at"]
+        else:
+            doc["original_created_by"] = doc.get("created_by")
+            doc["original_created_at"] = doc.get("created_at")
+        return doc
+
+
 class Store:
     def __init__(self, path: str | None = None) -> None:
         self.path = path or ":memory:"
@@ -161,10 +203,11 @@ class Store:
         statuses: Sequence[str],
         is_saved_task: bool | None,
         folder_id: str | None,
-    ) -> list[tuple[dict[str, Any], list[str]]]:
+    ) -> list[Listed]:
         """The latest non-deleted version of every workflow of the organization that passes
         the column filters, newest ``created_at`` first, with its search terms. Each workflow
-        carries ``original_created_at`` / ``original_created_by`` from its version 1."""
+        carries ``original_created_at`` / ``original_created_by`` from its version 1 (see
+        ``Listed.document``)."""
         where = ["w.organization_id = ?", "w.deleted_at IS NULL",
                  f"w.status IN ({', '.join('?' for _ in statuses)})"]
         args: list[Any] = [organization_id, organization_id, *statuses]
@@ -174,8 +217,13 @@ class Store:
         if folder_id is not None:
             where.append("w.folder_id = ?")
             args.append(folder_id)
+        # no document here: a page shows a few of the workflows, its documents are read by
+        # ``documents``; of version 1 only the two fields a list shows
         rows = self._query(
-            "SELECT w.*, first.document AS first_document FROM workflows w "
+            "SELECT w.workflow_id, w.workflow_permanent_id, w.title, w.folder_id, w.search_terms, "
+            "first.workflow_id IS NOT NULL AS has_first, "
+            "json_extract(first.document, '$.created_by') AS first_created_by, "
+            "json_extract(first.document, '$.created_at') AS first_created_at FROM workflows w "
             "JOIN (SELECT workflow_permanent_id, MAX(version) AS version FROM workflows "
             "      WHERE organization_id = ? AND deleted_at IS NULL GROUP BY workflow_permanent_id) latest "
             "  ON latest.workflow_permanent_id = w.workflow_permanent_id AND latest.version = w.version "
@@ -183,14 +231,17 @@ class Store:
             f"WHERE {' AND '.join(where)} ORDER BY w.created_at DESC, w.rowid DESC",
             args,
         )
-        out = []
-        for row in rows:
-            doc = _row_to_workflow(row)
-            first = json.loads(row["first_document"]) if row["first_document"] else doc
-            doc["original_created_by"] = first.get("created_by")
-            doc["original_created_at"] = first.get("created_at")
-            out.append((doc, json.loads(row["search_terms"])))
-        return out
+        return [Listed(row) for row in rows]
+
+    def documents(self, listed: Sequence[Listed]) -> list[dict[str, Any]]:
+        """The stored workflows of ``listed`` rows (a page of ``latest_of_each``), in order."""
+        if not listed:
+            return []
+        ids = [item.workflow_id for item in listed]
+        rows = self._query(
+            f"SELECT workflow_id, document, deleted_at FROM workflows WHERE workflow_id IN ({', '.join('?' for _ in ids)})", ids)
+        by_id = {row["workflow_id"]: row for row in rows}
+        return [item.document(by_id[item.workflow_id]) for item in listed]
 
     # ------------------------------------------------------------------ workflows: writes
 

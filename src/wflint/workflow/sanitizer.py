@@ -78,6 +78,24 @@ def _unique_names(items: list[dict[str, Any]], field_name: str, fallback: str) -
     return renames
 
 
+def _named_items(definition: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The blocks (nested ones included) and the parameters of a definition."""
+    blocks: list[dict[str, Any]] = []
+    _walk_blocks(definition.get("blocks"), blocks.append)
+    params = [p for p in definition.get("parameters") or [] if isinstance(p, dict)] if isinstance(definition.get("parameters"), list) else []
+    return blocks, params
+
+
+def _renames_needed(request: dict[str, Any]) -> bool:
+    """Would ``sanitize`` rename a label or a key? (Computed on shallow copies: read-only.)"""
+    definition = request.get("workflow_definition")
+    if not isinstance(definition, dict):
+        return False
+    blocks, params = _named_items(definition)
+    return bool(_unique_names([{"label": b.get("label")} for b in blocks], "label", "block")
+                or _unique_names([{"key": p.get("key")} for p in params], "key", "parameter"))
+
+
 def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
     """Apply ``fn`` to every string value at any depth (dictionary keys are left alone)."""
     if isinstance(value, str):
@@ -89,16 +107,18 @@ def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
     return value
 
 
-def sanitize(request: dict[str, Any], *, one_by_one: bool = False) -> Sanitized:
-    """Return a rewritten deep copy of a top-level request, with the rename maps.
-    ``one_by_one`` runs the service's steps literally (slow; the tests' reference)."""
+def sanitize(request: dict[str, Any], *, share_unchanged: bool = False, one_by_one: bool = False) -> Sanitized:
+    """Return a rewritten deep copy of a top-level request, with the rename maps. With
+    ``share_unchanged`` (a caller that owns ``request`` and only reads the result), a request
+    the sanitizer would not change is returned itself: most are, and the copy was a tenth of
+    a check. ``one_by_one`` runs the service's steps literally (slow; the tests' reference)."""
+    if share_unchanged and not _renames_needed(request):
+        return Sanitized(request)
     request = copy.deepcopy(request)
     definition = request.get("workflow_definition")
     if not isinstance(definition, dict):
         return Sanitized(request)
-    blocks: list[dict[str, Any]] = []
-    _walk_blocks(definition.get("blocks"), blocks.append)
-    params = [p for p in definition.get("parameters") or [] if isinstance(p, dict)] if isinstance(definition.get("parameters"), list) else []
+    blocks, params = _named_items(definition)
 
     label_map = _unique_names(blocks, "label", "block")
     key_map = _unique_names(params, "key", "parameter")

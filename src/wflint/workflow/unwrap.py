@@ -46,7 +46,7 @@ def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool =
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
-        result = sanitize(data)
+        result = sanitize(data, share_unchanged=True)  # data is this call's own copy
         return view.build(source_path, mode, root, result.request, sanitized=result,
                           schema_only=schema_only, source=source, limits=limits)
     return view.build(source_path, mode, root, data, schema_only=schema_only, source=source, limits=limits)

@@ -1,0 +1,326 @@
+"""The pygls wiring of ``wflint lsp``: documents in, features out, over stdio.
+
+Checks never run on the event loop: a change schedules one on a worker thread, and its
+diagnostics are published only if the document has not changed since. A change after a pause is
+checked at once; a change that follows another within ``DEBOUNCE_SECONDS`` (a burst: a paste
+sent in pieces, an editor's formatting) waits until the burst has been quiet that long, a newer
+change cancelling the pending check. Requests (hover, completion, ...) run on a second
+worker thread, so a long check does not hold them up, and every handler turns an unexpected
+error into a logged message and an empty answer: a document never takes the server down.
+
+The configuration of a document is the nearest ``.wflint.toml`` or ``pyproject.toml`` with
+``[tool.wflint]`` above it, as ``wflint check`` finds it, read again whenever one of those files
+changes (the server watches them, and compares modification times before each check).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..api import InternalError
+from ..config import Config, ConfigError, discover
+from ..diagnostics import Diagnostic
+from . import actions, completion, hover, navigation, symbols
+from .diagnostics import findings, to_lsp
+from .documents import Document, is_workflow_path
+
+#: changes closer together than this are a burst, checked once it has been quiet this long
+DEBOUNCE_SECONDS = 0.03
+CONFIG_NAMES = (".wflint.toml", "pyproject.toml")
+_REQUEST_FAILED = -32803
+_ENCODINGS = {lsp.PositionEncodingKind.Utf8: "utf-8", lsp.PositionEncodingKind.Utf16: "utf-16",
+              lsp.PositionEncodingKind.Utf32: "utf-32"}
+
+
+class ConfigCache:
+    """The configuration per directory, fresh as long as the config files' times are."""
+
+    def __init__(self, report: Callable[[str], None]):
+        self.report = report
+        self._cache: dict[Path, tuple[tuple, Config]] = {}
+        self._reported: set[str] = set()
+
+    @staticmethod
+    def _stamp(directory: Path) -> tuple:
+        out = []
+        for d in [directory, *directory.parents]:
+            for name in CONFIG_NAMES:
+                try:
+                    out.append((str(d / name), (d / name).stat().st_mtime_ns))
+                except OSError:
+                    pass
+        return tuple(out)
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    def for_path(self, path: str | None) -> Config:
+        if not path:
+            return Config()
+        directory = Path(path).parent
+        stamp = self._stamp(directory)
+        cached = self._cache.get(directory)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            config = discover(directory)
+        except ConfigError as exc:
+            message = f"wflint: {exc}; using the default configuration"
+            if message not in self._reported:
+                self._reported.add(message)
+                self.report(message)
+            config = Config()
+        self._cache[directory] = (stamp, config)
+        return config
+
+
+class WflintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("wflint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.checks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wflint-check")
+        self.requests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wflint-request")
+        self.pending: dict[str, asyncio.Task] = {}
+        #: uri → when its last change arrived (time.monotonic)
+        self.last_change: dict[str, float] = {}
+        #: uri → (document, its findings) of the last check
+        self.checked: dict[str, tuple[Document, list[Diagnostic]]] = {}
+        #: uri → the diagnostics last published for it
+        self.published: dict[str, list[lsp.Diagnostic]] = {}
+        self.configs = ConfigCache(self._show_warning)
+        self.docs_url: str | None = None
+        #: error messages already shown to the user
+        self.said: set[str] = set()
+
+    # -- documents ---------------------------------------------------------------------------
+    def _show_warning(self, message: str) -> None:
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
+
+    def wanted(self, uri: str) -> bool:
+        """An open YAML or JSON document (a closed one is never read from disk here)."""
+        text_doc = self.workspace.text_documents.get(uri)
+        if text_doc is None:
+            return False
+        path = to_fs_path(uri) or uri
+        return is_workflow_path(path) or text_doc.language_id in ("yaml", "json", "jsonc")
+
+    def document(self, uri: str) -> Document | None:
+        """The document as the editor holds it now (the last check's, when it is current)."""
+        if not self.wanted(uri):
+            return None
+        text_doc = self.workspace.get_text_document(uri)
+        cached = self.checked.get(uri)
+        if cached is not None and cached[0].version == text_doc.version and cached[0].text == text_doc.source:
+            return cached[0]
+        path = to_fs_path(uri) or uri
+        if text_doc.language_id == "json" and not is_workflow_path(path):
+            path += ".json"
+        config = self.configs.for_path(to_fs_path(uri))
+        encoding = _ENCODINGS.get(self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16, "utf-16")
+        return Document(uri, path, text_doc.source, text_doc.version, encoding, config.mode)
+
+    # -- checks ------------------------------------------------------------------------------
+    def changed(self, uri: str) -> None:
+        """A change: checked at once after a pause, debounced within a burst."""
+        now = time.monotonic()
+        last = self.last_change.get(uri)
+        self.last_change[uri] = now
+        burst = last is not None and now - last < DEBOUNCE_SECONDS
+        self.schedule(uri, DEBOUNCE_SECONDS if burst else 0)
+
+    def schedule(self, uri: str, delay: float = DEBOUNCE_SECONDS) -> None:
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.pending[uri] = asyncio.get_running_loop().create_task(self._check(uri, delay))
+
+    async def _check(self, uri: str, delay: float) -> None:
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            doc = self.document(uri)
+            if doc is None:
+                return
+            config = self.configs.for_path(to_fs_path(uri))
+            loop = asyncio.get_running_loop()
+            diags = await loop.run_in_executor(self.checks, findings, doc, config)
+            current = self.document(uri)
+            if current is None or current.version != doc.version or current.text != doc.text:
+                return
+            published = await loop.run_in_executor(self.checks, to_lsp, doc, diags, self.docs_url)
+            self.checked[uri] = (doc, diags)
+            self.published[uri] = published
+            self.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=published))
+        except asyncio.CancelledError:
+            pass
+        except InternalError as exc:  # a rule crashed: a wflint bug, shown once per message, never fatal
+            message = f"wflint: internal error: {exc}"
+            if message not in self.said:
+                self.said.add(message)
+                self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message))
+            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=traceback.format_exc()))
+        except Exception:  # noqa: BLE001 - a failed check is logged, never fatal
+            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
+                                                         message=f"wflint: check failed:\n{traceback.format_exc()}"))
+        finally:
+            if self.pending.get(uri) is asyncio.current_task():
+                del self.pending[uri]
+
+    def recheck_all(self) -> None:
+        for uri in list(self.workspace.text_documents):
+            if self.wanted(uri):
+                self.schedule(uri, 0)
+
+    async def run_request(self, uri: str, fn: Callable[..., Any], *args: Any, default: Any = None) -> Any:
+        """Run a feature on the request thread; errors are logged and give ``default``."""
+        doc = self.document(uri)
+        if doc is None or doc.too_large:
+            return default
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.requests, fn, doc, *args)
+        except (JsonRpcException, navigation.RenameRefused):
+            raise
+        except Exception:  # noqa: BLE001
+            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error,
+                                                         message=f"wflint: {fn.__name__} failed:\n{traceback.format_exc()}"))
+            return default
+
+    def diagnostics_of(self, doc: Document) -> list[Diagnostic] | None:
+        """The findings of the last check, if it was of this text."""
+        cached = self.checked.get(doc.uri)
+        return cached[1] if cached is not None and cached[0].text == doc.text else None
+
+
+def _offset(doc: Document, position: lsp.Position) -> int:
+    return doc.lines.offset(position)
+
+
+def build() -> WflintServer:
+    server = WflintServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: WflintServer, params: lsp.InitializeParams) -> None:
+        options = params.initialization_options
+        if isinstance(options, dict) and isinstance(options.get("rulesDocsUrl"), str):
+            ls.docs_url = options["rulesDocsUrl"]
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: WflintServer, _params: lsp.InitializedParams) -> None:
+        caps = ls.client_capabilities.workspace
+        watch = caps.did_change_watched_files if caps is not None else None
+        if watch is not None and watch.dynamic_registration:
+            watchers = [lsp.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_NAMES]
+            try:
+                await ls.client_register_capability_async(lsp.RegistrationParams(registrations=[lsp.Registration(
+                    id="wflint-config-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
+            except Exception:  # noqa: BLE001 - without watching, times are still compared per check
+                pass
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: WflintServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        if ls.wanted(params.text_document.uri):
+            ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: WflintServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        if ls.wanted(params.text_document.uri):
+            ls.changed(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: WflintServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        if params.text_document.uri.endswith(CONFIG_NAMES):
+            ls.configs.clear()
+            ls.recheck_all()
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: WflintServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.last_change.pop(uri, None)
+        task = ls.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.published.pop(uri, None)
+        if ls.checked.pop(uri, None) is not None:
+            ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: WflintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith(CONFIG_NAMES) for change in params.changes):
+            ls.configs.clear()
+            ls.recheck_all()
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+        code_action_kinds=[lsp.CodeActionKind.QuickFix, actions.FIX_ALL_KIND]))
+    async def code_action(ls: WflintServer, params: lsp.CodeActionParams):
+        uri = params.text_document.uri
+        doc = ls.document(uri)
+        if doc is None:
+            return None
+        config = ls.configs.for_path(to_fs_path(uri))
+        known = ls.published.get(uri, []) if ls.diagnostics_of(doc) is not None else []
+        return await ls.run_request(uri, actions.code_actions, config, params, known, default=None)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: WflintServer, params: lsp.HoverParams):
+        uri = params.text_document.uri
+        doc = ls.document(uri)
+        if doc is None:
+            return None
+        diags = ls.diagnostics_of(doc)
+        config = ls.configs.for_path(to_fs_path(uri))
+        # before the first check of this text is done, hover finds the problems itself
+        return await ls.run_request(uri, lambda d: hover.hover(
+            d, _offset(d, params.position), diags if diags is not None else findings(d, config)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[" ", "{", "[", ",", "-", '"']))
+    async def on_completion(ls: WflintServer, params: lsp.CompletionParams):
+        return await ls.run_request(params.text_document.uri,
+                                    lambda d: completion.complete(d, _offset(d, params.position)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    async def on_definition(ls: WflintServer, params: lsp.DefinitionParams):
+        return await ls.run_request(params.text_document.uri,
+                                    lambda d: navigation.definition(d, _offset(d, params.position)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    async def on_references(ls: WflintServer, params: lsp.ReferenceParams):
+        return await ls.run_request(params.text_document.uri, lambda d: navigation.references(
+            d, _offset(d, params.position), params.context.include_declaration))
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def on_prepare_rename(ls: WflintServer, params: lsp.PrepareRenameParams):
+        return await ls.run_request(params.text_document.uri,
+                                    lambda d: navigation.prepare_rename(d, _offset(d, params.position)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    async def on_rename(ls: WflintServer, params: lsp.RenameParams):
+        try:
+            return await ls.run_request(params.text_document.uri,
+                                        lambda d: navigation.rename(d, _offset(d, params.position), params.new_name))
+        except navigation.RenameRefused as exc:
+            raise JsonRpcException(f"wflint: cannot rename: {exc}", code=_REQUEST_FAILED) from None
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def on_symbols(ls: WflintServer, params: lsp.DocumentSymbolParams):
+        return await ls.run_request(params.text_document.uri, symbols.symbols, default=[])
+
+    return server
+
+
+def run() -> None:
+    """Serve over stdin/stdout until the client says exit."""
+    logging.basicConfig(level=logging.WARNING)
+    build().start_io()

@@ -1,0 +1,48 @@
+"""Commands import only what they use: a pre-commit hook or an editor pays for start-up on
+every save. Each case runs in a fresh interpreter and lists the heavy packages it loaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+VALID_FILE = next(p for p in sorted((ROOT / "fixtures" / "valid").iterdir()) if p.suffix == ".yaml")
+HEAVY = ("jsonschema", "jsonschema_rs", "jinja2", "starlette", "uvicorn", "pydantic", "wflint.server", "wflint.fix", "wflint.api")
+
+PROBE = """
+import contextlib, io, sys
+from wflint.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main(sys.argv[1:], standalone_mode=True)
+    except SystemExit:
+        pass
+heavy = {HEAVY!r}
+print(" ".join(sorted(h for h in heavy if h in sys.modules)))
+"""
+
+
+def loaded(*args: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", PROBE.replace("{HEAVY!r}", repr(HEAVY)), *args],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(out.stdout.split())
+
+
+def test_version_loads_nothing_heavy():
+    assert loaded("--version") == set()
+
+
+def test_rule_does_not_load_the_validators_or_the_server():
+    assert loaded("rule", "WF201") & {"jsonschema", "jsonschema_rs", "starlette", "pydantic", "wflint.server"} == set()
+
+
+@pytest.mark.skipif(__import__("importlib.util").util.find_spec("jsonschema_rs") is None,
+                    reason="without jsonschema-rs every file takes python-jsonschema's path")
+def test_checking_a_valid_file_skips_python_jsonschema_and_the_server():
+    got = loaded("check", str(VALID_FILE))
+    assert "wflint.api" in got and "jsonschema_rs" in got  # the probe sees the check's imports
+    assert got & {"jsonschema", "starlette", "pydantic", "wflint.server", "wflint.fix"} == set()
