@@ -18,7 +18,10 @@ SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def fixture_files() -> list[Path]:
-    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in SUFFIXES and p.name.startswith(("bad_", "ok_")))
+    # a symbolic link is a fixture too (WF006's dangling link); it has no suffix, so the tests
+    # that read every fixture file as a workflow never meet it
+    return sorted(p for p in FIXTURES.rglob("*")
+                  if (p.suffix in SUFFIXES or p.is_symlink()) and p.name.startswith(("bad_", "ok_")))
 
 
 def render(path: Path) -> str:

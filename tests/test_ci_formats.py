@@ -30,6 +30,13 @@ FIX = ROOT / "fixtures" / "rules"
 CLEAN = FIX / "WF104" / "ok_known_fields.yaml"
 TYPO = FIX / "WF104" / "bad_typo.yaml"  # one warning
 MISSING = FIX / "WF101" / "bad_navigation_without_goal.yaml"  # one error
+
+
+def shown(path: Path) -> str:
+    """A path as wflint reports it: relative to the working directory when below it."""
+    from wflint.discovery import shown_path
+
+    return shown_path(path)
 UNUSED = FIX / "WF213" / "bad_unused.yaml"
 
 
@@ -60,13 +67,13 @@ def test_junit_one_case_per_file_one_failure_per_finding(tmp_path, junit_schema)
     suites = list(xml)
     assert len(suites) == 1
     cases = {case.name: case for case in suites[0]}
-    assert set(cases) == {str(CLEAN), str(TYPO), str(MISSING), str(two)}
-    assert cases[str(CLEAN)].is_passed
+    assert set(cases) == {shown(CLEAN), shown(TYPO), shown(MISSING), shown(two)}
+    assert cases[shown(CLEAN)].is_passed
     failures = {name: [e for e in case.result if isinstance(e, Failure)] for name, case in cases.items()}
-    assert [f.type for f in failures[str(TYPO)]] == ["WF104"]
-    assert "did you mean 'navigation_goal'?" in failures[str(TYPO)][0].text
-    assert [f.type for f in failures[str(MISSING)]] == ["WF101"]
-    assert len(failures[str(two)]) == 2
+    assert [f.type for f in failures[shown(TYPO)]] == ["WF104"]
+    assert "did you mean 'navigation_goal'?" in failures[shown(TYPO)][0].text
+    assert [f.type for f in failures[shown(MISSING)]] == ["WF101"]
+    assert len(failures[shown(two)]) == 2
     # the counts wflint writes are the ones a consumer computes
     suite = suites[0]
     written = (suite.tests, suite.failures, suite.errors)
@@ -79,7 +86,7 @@ def test_junit_clean_run_is_a_passing_suite(junit_schema):
     assert r.exit_code == 0
     junit_schema.validate(r.stdout.encode("utf-8"))
     case = next(iter(next(iter(JUnitXml.fromstring(r.stdout.encode("utf-8"))))))
-    assert case.name == str(CLEAN) and case.is_passed
+    assert case.name == shown(CLEAN) and case.is_passed
 
 
 def test_junit_carries_any_message_as_valid_xml(junit_schema):

@@ -19,6 +19,13 @@ BAD = FIX / "WF101" / "bad_navigation_without_goal.yaml"
 WARN_ONLY = FIX / "WF213" / "bad_unused.yaml"
 
 
+def shown(path: Path) -> str:
+    """How the CLI reports a path: relative to the working directory when below it."""
+    from wflint.discovery import shown_path
+
+    return shown_path(path)
+
+
 def run(*args: str, input: str | None = None):
     return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
 
@@ -33,7 +40,7 @@ def test_findings_exit_1_and_full_format_shows_source_and_caret():
     r = run("check", str(BAD))
     assert r.exit_code == 1
     out = r.stdout
-    assert f"{BAD}:5:7: WF101 [missing-field]" in out
+    assert f"{shown(BAD)}:5:7: WF101 [missing-field]" in out
     assert "   5 |     - block_type: navigation" in out
     assert "^" in out
     assert "Found 1 problem (1 error)." in out
@@ -48,7 +55,7 @@ def test_concise_format_is_one_line_per_diagnostic():
     r = run("check", "--format", "concise", str(BAD))
     lines = r.stdout.splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith(f"{BAD}:5:7: WF101 [missing-field] error: ")
+    assert lines[0].startswith(f"{shown(BAD)}:5:7: WF101 [missing-field] error: ")
 
 
 def test_json_format_has_documented_keys():
@@ -100,8 +107,12 @@ def test_missing_path_is_a_usage_error():
     assert "no such file" in r.stderr
 
 
-def test_no_paths_is_a_usage_error():
-    assert run("check").exit_code == 2
+def test_no_paths_means_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "flow.yaml").write_text(BAD.read_text())
+    monkeypatch.chdir(tmp_path)
+    r = run("check", "--format", "concise")
+    assert r.exit_code == 1
+    assert r.stdout.startswith("flow.yaml:5:7: WF101")
 
 
 def test_directory_walk_takes_only_workflow_files(tmp_path):
@@ -114,12 +125,19 @@ def test_directory_walk_takes_only_workflow_files(tmp_path):
     assert "flow.yaml" in r.stdout and "other.yaml" not in r.stdout
 
 
-def test_explicit_non_workflow_file_is_still_checked(tmp_path):
+def test_explicit_non_workflow_file_is_skipped_and_said_so(tmp_path):
     f = tmp_path / "other.yaml"
     f.write_text("- just\n- a list\n")
     r = run("check", "--format", "concise", str(f))
-    assert r.exit_code == 1
-    assert "WF002" in r.stdout
+    assert r.exit_code == 0 and r.stdout == ""
+    assert "no workflow files found: 0 files checked, 1 skipped" in r.stderr
+
+
+def test_a_list_of_workflows_is_checked_and_reported_as_not_a_mapping(tmp_path):
+    f = tmp_path / "other.yaml"
+    f.write_text("- title: t\n  workflow_definition: {parameters: [], blocks: []}\n")
+    r = run("check", "--format", "concise", str(f))
+    assert r.exit_code == 1 and "WF002" in r.stdout
 
 
 def test_config_file_is_read(tmp_path):
@@ -180,13 +198,16 @@ def test_schema_check_fails_when_stale(tmp_path):
 
 @pytest.mark.parametrize(
     "payload, code",
-    [(b"\x00\x01\x02binary", "WF001"), (b"\xff\xfe\xfa garbage", "WF001"), (b"a: [" * 5000, "WF006"), (b"{" * 100000, "WF006")],
+    [(b"\x00\x01\x02binary", "WF001"), (b"\xff\xfe\xfa garbage", "WF001"), (b"a: [" * 5000, "WF007"), (b"{" * 100000, "WF007")],
     ids=["nul-bytes", "invalid-utf8", "deep-yaml", "deep-json"],
 )
 def test_hostile_input_never_tracebacks(tmp_path, payload, code):
     f = tmp_path / "evil.yaml"
     f.write_bytes(payload)
-    r = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", "concise", str(f)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    cfg = tmp_path / ".wflint.toml"
+    cfg.write_text('include = ["evil.yaml"]\n')  # declared a workflow, whatever it holds
+    r = subprocess.run([sys.executable, "-m", "wflint", "check", "--config", str(cfg), "--format", "concise", str(f)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert code in r.stdout

@@ -1,5 +1,5 @@
 """Every linter reproducer of the hostile-input report, as a test: a limit ends in a clear
-WF006 before the work is done, crashes are findings, costs stay linear, output stays safe."""
+WF007 before the work is done, crashes are findings, costs stay linear, output stays safe."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_file_size_limit_before_reading(tmp_path):
     big.write_bytes(b"title: t\n" + b"#" * 5_000_000 + b"\n")
     r = CliRunner().invoke(main, ["check", "--format", "concise", str(big)])
     assert r.exit_code == 1
-    assert "WF006 [limit-exceeded]" in r.output and "'file-bytes' limit of 4194304" in r.output
+    assert "WF006 [unreadable-file]" in r.output and "'file-bytes' limit of 4194304" in r.output
     r = CliRunner().invoke(main, ["check", "--format", "concise", "--limit", "file-bytes=6000000", str(big)])
     assert "WF006" not in r.output
 
@@ -73,7 +73,7 @@ def test_limits_from_the_config_file(tmp_path):
     f = tmp_path / "f.json"
     f.write_text(json.dumps(request([{"block_type": "wait", "label": f"w{i}", "wait_sec": 1} for i in range(3)])))
     r = CliRunner().invoke(main, ["check", "--format", "concise", "--config", str(tmp_path / ".wflint.toml"), str(f)])
-    assert "WF006" in r.output and "'blocks' limit of 2" in r.output
+    assert "WF007" in r.output and "'blocks' limit of 2" in r.output
     (tmp_path / ".wflint.toml").write_text("[limits]\nblockz = 2\n")
     r = CliRunner().invoke(main, ["check", "--config", str(tmp_path / ".wflint.toml"), str(f)])
     assert r.exit_code == 2 and "unknown limit 'blockz'" in r.output
@@ -90,20 +90,20 @@ def test_bad_limit_option_is_a_usage_error(tmp_path, option):
 def test_blocks_parameters_and_loop_depth():
     many = request([{"block_type": "wait", "label": f"w{i}", "wait_sec": 1} for i in range(11)])
     small = Config(limits=Limits(blocks=10, parameters=2, loop_depth=2))
-    assert codes(check_text(json.dumps(many), "f.json", small)) == ["WF006"]
+    assert codes(check_text(json.dumps(many), "f.json", small)) == ["WF007"]
     params = [{"parameter_type": "workflow", "key": f"k{i}", "workflow_parameter_type": "string"} for i in range(3)]
-    assert codes(check_text(json.dumps(request([], params)), "f.json", small)) == ["WF006"]
+    assert codes(check_text(json.dumps(request([], params)), "f.json", small)) == ["WF007"]
     inner = [{"block_type": "wait", "label": "w", "wait_sec": 1}]
     for i in range(3):
         inner = [{"block_type": "for_loop", "label": f"l{i}", "loop_over_parameter_key": "p", "loop_blocks": inner}]
     found = check_text(json.dumps(request(inner)), "f.json", small)
-    assert codes(found) == ["WF006"] and "'loop-depth' limit of 2" in found[0].message
+    assert codes(found) == ["WF007"] and "'loop-depth' limit of 2" in found[0].message
 
 
 def test_string_length_limit_points_at_the_string():
     text = json.dumps(request([{"block_type": "text_prompt", "label": "p", "prompt": "x" * 101}]), indent=1)
     found = check_text(text, "f.json", Config(limits=Limits(string_chars=100)))
-    assert codes(found) == ["WF006"] and "a string of 101 characters" in found[0].message
+    assert codes(found) == ["WF007"] and "a string of 101 characters" in found[0].message
     assert text.splitlines()[found[0].line - 1].strip().startswith('"prompt"')
 
 
@@ -113,7 +113,7 @@ def test_one_long_string_aliased_many_times_stops_early():
         ", ".join(["*s"] * 20_000) + "]\n"
     found, took = cpu(lambda: check_text(text, "f.yaml"))
     assert took < 10
-    assert codes(found) == ["WF006"] and "'alias-chars' limit" in found[0].message
+    assert codes(found) == ["WF007"] and "'alias-chars' limit" in found[0].message
 
 
 def test_deep_jinja_and_python_are_refused_before_parsing():
@@ -122,7 +122,7 @@ def test_deep_jinja_and_python_are_refused_before_parsing():
     blocks = [{"block_type": "text_prompt", "label": "p", "prompt": deep_if},
               {"block_type": "code", "label": "c", "code": deep_code}]
     found = check_text(json.dumps(request(blocks)), "f.json")
-    messages = [d.message for d in found if d.code == "WF006"]
+    messages = [d.message for d in found if d.code == "WF007"]
     assert any("'template-depth' limit of 50" in m for m in messages)
     assert any("code block 'c'" in m and "'code-depth' limit of 100" in m for m in messages)
     assert "WF401" not in codes(found) and "WF404" not in codes(found)
@@ -296,7 +296,7 @@ def test_doubling_the_blocks_about_doubles_time_and_memory(make):
 def test_nested_conditionals_near_the_block_limit_check_quickly():
     """4,800 blocks of nested conditionals took 7.8 s of WF403 alone; now under a second."""
     found, took = cpu(lambda: check_text(_nested_conditionals(4800), "f.json"))
-    assert took < 4 and "WF006" not in codes(found)
+    assert took < 4 and "WF007" not in codes(found)
 
 
 def test_sanitizer_is_linear_in_renames():

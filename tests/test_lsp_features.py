@@ -71,6 +71,20 @@ def test_the_quick_fixes_together_are_wflint_fix(path: Path):
     assert splice(text, {s for f in offered for s in f.splices}) == fix_text(text, str(path)).text
 
 
+@pytest.mark.parametrize("path", sorted((FIXTURES / "rules" / "WF012").glob("bad_*.*[nl]")), ids=lambda p: p.name)
+def test_the_stored_form_quick_fix_is_wflint_fix_on_wf012(path: Path):
+    """The stored-form conversion is offered on its WF012 diagnostic, and after it the editor's
+    further quick fixes (if any) lead to what `wflint fix` writes."""
+    text = path.read_text()
+    diags = check_text(text, str(path))
+    (stored,) = [f for f in fixes(text, str(path)) if "WF012" in f.codes]
+    assert any(d.code == "WF012" for d in diags)
+    converted = splice(text, set(stored.splices))
+    assert not any(d.code == "WF012" for d in check_text(converted, str(path)))
+    rest = fixes(converted, str(path))
+    assert splice(converted, {s for f in rest for s in f.splices}) == fix_text(text, str(path)).text
+
+
 def test_suppression_joins_an_existing_comment_and_is_never_offered_inside_a_block_scalar():
     text = ("title: t\nworkflow_definition:\n  parameters:\n"
             "    - {parameter_type: workflow, key: unused, workflow_parameter_type: string}  # wflint: disable=WF104\n"
@@ -214,7 +228,7 @@ def test_wflint_lsp_without_the_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pygls", None)
     result = CliRunner().invoke(main, ["lsp"])
     assert result.exit_code == 2
-    assert "pip install 'wflint[lsp]'" in result.output
+    assert "pip install './wflint[lsp]'" in result.output  # from a clone: the name is not on a package index
 
 
 def test_names_that_are_not_identifiers_are_found_in_templates():

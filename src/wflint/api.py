@@ -3,13 +3,15 @@
     >>> from wflint import check_text
     >>> diags = check_text(open("flow.yaml").read(), path="flow.yaml")
 
-``check_paths`` walks files and directories; ``evaluate`` checks a request that arrives as
-plain data (the mock server's case) and reports the service's verdict next to the diagnostics.
+``check_paths`` checks the files ``wflint.discovery`` finds under files and directories, those
+whose content is a workflow (``wflint.workflow.recognize``); ``check_text``, ``check_bytes`` and
+``check_file`` check what they are given as a workflow. ``evaluate`` checks a request that
+arrives as plain data (the mock server's case) and reports the service's verdict next to the
+diagnostics.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,17 +20,16 @@ from typing import Any, Callable, Iterable, Iterator
 from .workflow import unwrap
 from .report import suppressions
 from .workflow import view
+from .workflow.recognize import recognize
 from .config import Config
-from .diagnostics import Diagnostic, ServiceVerdict, finalize
+from .diagnostics import Diagnostic, Pos, ServiceVerdict, finalize, make
+from .discovery import MAX_FILE_BYTES, Candidate, Globs, TooLarge, base_dir, discover, read_limited, unreadable_reason
 from .document.parse import parse
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
-from .document import limits as _limits
 
-WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
-#: files larger than this are reported instead of parsed (a definition is a few KB); the
-#: default of ``Config.limits.file_bytes``
-MAX_FILE_BYTES = _limits.DEFAULT.file_bytes
+__all__ = ["MAX_FILE_BYTES", "InternalError", "Report", "check_bytes", "check_file", "check_paths",
+           "check_source", "check_text", "evaluate", "inspect_bytes", "inspect_file", "iter_files"]
 
 
 class InternalError(Exception):
@@ -38,8 +39,31 @@ class InternalError(Exception):
 @dataclass
 class Report:
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    files_checked: int = 0
-    files_skipped: int = 0
+    #: files checked as workflows, as shown
+    checked: list[str] = field(default_factory=list)
+    #: (path, reason) for every file read or met and not checked
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: why each checked file was taken as a workflow (path -> reason), for --show-files
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def files_checked(self) -> int:
+        return len(self.checked)
+
+    @property
+    def files_skipped(self) -> int:
+        return len(self.skipped)
+
+    def add(self, shown: str, result: FileResult) -> None:
+        """One file's outcome: checked (with its findings), or skipped (with a WF006 when it
+        could not be read)."""
+        if result.diagnostics is None or not result.read:
+            self.skipped.append((shown, result.reason))
+            self.diagnostics.extend(result.diagnostics or [])
+            return
+        self.checked.append(shown)
+        self.reasons[shown] = result.reason
+        self.diagnostics.extend(result.diagnostics)
 
 
 _ACTIVE: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Rule]] = {}
@@ -89,36 +113,58 @@ def _postprocess(source: SourceFile | None, diags: list[Diagnostic], config: Con
     return finalize(kept)
 
 
-def check_source(
-    source: SourceFile, config: Config | None = None, fmt: str | None = None, *, require_workflow: bool = False
-) -> list[Diagnostic] | None:
-    """Check one decoded file. With ``require_workflow`` (files met while walking a
-    directory), a well-formed file that is not a workflow gives None instead of findings."""
-    config = config or Config()
+@dataclass
+class FileResult:
+    """One file's outcome: its diagnostics, or None when it is not a workflow; ``reason``
+    says why it was (or was not) taken as one."""
+
+    diagnostics: list[Diagnostic] | None
+    reason: str
+    #: False when the file could not be read (its diagnostics are then its WF006)
+    read: bool = True
+
+
+def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
     parsed = parse(source, fmt, config.limits)
-    diags = list(parsed.diagnostics)
     root = parsed.root
-    if require_workflow and root is not None and not unwrap.looks_like_workflow(root):
-        return None
+    recognition = recognize(root, source.text)
+    if require_workflow and not recognition.is_workflow:
+        return FileResult(None, recognition.reason)
+    diags = list(parsed.diagnostics)
     if root is not None and root.kind == "map":
         unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.limits)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
             diags.extend(run_rules(wf, rules))
-    return _postprocess(source, diags, config)
+    reason = recognition.reason if recognition.is_workflow else "checked as a workflow because it was asked for"
+    return FileResult(_postprocess(source, diags, config), reason)
+
+
+def check_source(
+    source: SourceFile, config: Config | None = None, fmt: str | None = None, *, require_workflow: bool = False
+) -> list[Diagnostic] | None:
+    """Check one decoded file. With ``require_workflow``, a file whose content is not a
+    workflow (see ``wflint.workflow.recognize``) gives None instead of findings."""
+    return _check(source, config or Config(), fmt, require_workflow).diagnostics
+
+
+def _check_data(data: bytes, path: str, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
+    if len(data) > config.limits.file_bytes:
+        return FileResult(_postprocess(None, [too_large(path, config.limits.file_bytes, len(data))], config),
+                          "too large to read", False)
+    source, diags = decode(data, path)
+    if source is None:
+        if require_workflow:
+            return FileResult(None, "not a workflow: not text (" + (diags[0].message if diags else "undecodable") + ")")
+        return FileResult(_postprocess(None, diags, config), "checked as a workflow because it was asked for")
+    return _check(source, config, fmt, require_workflow)
 
 
 def check_bytes(
     data: bytes, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None, *, require_workflow: bool = False
 ) -> list[Diagnostic] | None:
-    config = config or Config()
-    if len(data) > config.limits.file_bytes:
-        return _postprocess(None, [too_large(path, config.limits.file_bytes, len(data))], config)
-    source, diags = decode(data, path)
-    if source is None:
-        return _postprocess(None, diags, config)
-    return check_source(source, config, fmt, require_workflow=require_workflow)
+    return _check_data(data, path, config or Config(), fmt, require_workflow).diagnostics
 
 
 def check_text(text: str, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
@@ -128,58 +174,57 @@ def check_text(text: str, path: str = "<stdin>", config: Config | None = None, f
     # a character is 1 to 4 bytes in UTF-8: count the bytes only when it can matter
     if len(text) > most or (len(text) * 4 > most and len(text.encode("utf-8", "surrogatepass")) > most):
         return _postprocess(None, [too_large(path, most)], config)
-    return check_source(SourceFile(text, path), config, fmt)
+    return check_source(SourceFile(text, path), config, fmt)  # type: ignore[return-value]
 
 
 def too_large(path: str, limit: int, size: int | None = None) -> Diagnostic:
-    """WF006 for a file (or standard input, or text) over the ``file-bytes`` limit."""
-    from .diagnostics import Pos, make
+    """WF006 (unreadable-file) for a file, standard input or text over the ``file-bytes`` limit."""
+    what = "too large to be a workflow definition" + ("" if size is None else f" ({size} bytes)")
+    return unreadable(path, f"{what}: over the 'file-bytes' limit of {limit} (raise it with --limit file-bytes=N "
+                            "or [limits] in .wflint.toml)")
 
-    what = "file too large" if size is None else f"file too large ({size} bytes)"
+
+def unreadable(shown: str, message: str) -> Diagnostic:
+    """The WF006 finding for an entry that could not be read."""
+    from .rules import wf006_unreadable_file as wf006
+
     zero = Pos(1, 1, 0)
-    return make(_limits.CODE, _limits.NAME, "error", _limits.exceeded("file_bytes", what, limit), zero, zero, path=path)
+    return make(wf006.CODE, wf006.NAME, wf006.SEVERITY, message, zero, zero, path=shown,
+                help="fix the entry, or add it to `exclude` in the configuration")
 
 
 def check_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> list[Diagnostic] | None:
-    """Check one file; None when a file met while walking a directory is not a workflow."""
+    """Check one file as a workflow (with ``explicit=False``: only if its content is one,
+    None otherwise). An unreadable file gives its WF006 finding."""
+    config = config or Config()
     shown = str(path)
-    most = (config or Config()).limits.file_bytes
     try:
-        size = path.stat().st_size
-        if size > most:
-            return _postprocess(None, [too_large(shown, most, size)], config or Config())
-        data = path.read_bytes()
+        data = read_limited(path, config.limits.file_bytes)
     except OSError as exc:
-        raise FileNotFoundError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    if not explicit and not _looks_like_workflow_bytes(data):
-        return None
-    return check_bytes(data, shown, config, require_workflow=not explicit)
+        return [unreadable(shown, unreadable_reason(path, shown, exc))]
+    return _check_data(data, shown, config, None, not explicit).diagnostics
 
 
-def _looks_like_workflow_bytes(data: bytes) -> bool:
-    # cheap pre-filter for directory walks: the top-level key must appear somewhere
-    return any(k in data for k in (b"workflow_definition", b"json_definition", b"yaml_definition"))
+def _check_candidate(candidate: Candidate, config: Config, codes: list[str]) -> FileResult:
+    if codes:
+        config = replace(config, ignore=[*config.ignore, *codes])
+    try:
+        data = read_limited(candidate.path, config.limits.file_bytes)
+    except TooLarge as exc:
+        return FileResult(_postprocess(None, [unreadable(candidate.shown, str(exc))], config), "too large to read", False)
+    except OSError as exc:  # it vanished or changed since the walk
+        message = unreadable_reason(candidate.path, candidate.shown, exc)
+        return FileResult(_postprocess(None, [unreadable(candidate.shown, message)], config), "unreadable", False)
+    result = _check_data(data, candidate.shown, config, None, not candidate.declared)
+    if candidate.declared:
+        result.reason = "declared a workflow by the configuration's include"
+    return result
 
 
-def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Path, bool]]:
-    """(file, named explicitly) for every path; directories are walked recursively."""
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
-                for name in sorted(filenames):
-                    if not name.endswith(WORKFLOW_SUFFIXES):
-                        continue
-                    f = Path(dirpath) / name
-                    rel = f.as_posix()
-                    if any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) for pat in config.exclude):
-                        continue
-                    yield f, False
-        elif path.exists():
-            yield path, True
-        else:
-            raise FileNotFoundError(f"no such file or directory: {p}")
+def check_stdin(data: bytes, name: str, config: Config) -> FileResult:
+    """Standard input, which obeys the file size limit and, like a file, is checked only
+    when its content is a workflow."""
+    return _check_data(data, name, config, None, True)
 
 
 #: below this many files a process pool costs more than it saves
@@ -191,27 +236,30 @@ PARALLEL_THRESHOLD = 64
 FileCallback = Callable[[str, bool, int, int], None]
 
 
-def check_paths(
-    paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None, on_file: FileCallback | None = None
-) -> Report:
-    """Check files and directories. ``jobs`` processes share the work (default: one per
-    idle CPU, see ``idle_cpus``, and a single process for small runs)."""
+def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None,
+                on_file: FileCallback | None = None, respect_gitignore: bool | None = None,
+                follow_links: bool = False) -> Report:
+    """Check files and directories: every file the walk finds (``wflint.discovery``) whose
+    content is a workflow. ``jobs`` processes share the work (default: one per idle CPU, see
+    ``idle_cpus``, and a single process for small runs)."""
     config = config or Config()
-    report = Report()
-    files = list(iter_files(paths, config))
+    gitignore = config.respect_gitignore if respect_gitignore is None else respect_gitignore
+    found = discover(paths, config, respect_gitignore=gitignore, follow_links=follow_links)
+    report = Report(skipped=list(found.skipped))
+    for problem in found.problems:  # listed by --show-files too, with the reason
+        report.add(problem.shown, FileResult(_postprocess(None, [unreadable(problem.shown, problem.message)], config),
+                                             f"unreadable: {problem.message}", read=False))
+    globs = Globs(config, base_dir(config))
+    work = [(c, globs.ignored_codes(c.path)) for c in found.candidates]
     jobs = jobs or idle_cpus()
-    if jobs > 1 and len(files) >= PARALLEL_THRESHOLD:
-        results = _check_parallel(files, config, jobs)
+    if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
+        results: Iterable[FileResult] = _check_parallel(work, config, jobs)
     else:
-        results = (check_file(f, config, explicit=explicit) for f, explicit in files)
-    for done, ((path, _), diags) in enumerate(zip(files, results), 1):
-        if diags is None:
-            report.files_skipped += 1
-        else:
-            report.files_checked += 1
-            report.diagnostics.extend(diags)
+        results = (_check_candidate(c, config, codes) for c, codes in work)
+    for done, ((candidate, _), result) in enumerate(zip(work, results), 1):
+        report.add(candidate.shown, result)
         if on_file is not None:
-            on_file(str(path), diags is not None, done, len(files))
+            on_file(candidate.shown, result.read and result.diagnostics is not None, done, len(work))
     return report
 
 
@@ -230,12 +278,20 @@ def idle_cpus() -> int:
     return max(1, min(cpus, round(cpus - busy)))
 
 
-def _check_one(args: tuple[Path, bool, Config]) -> list[Diagnostic] | None:
-    path, explicit, config = args
-    return check_file(path, config, explicit=explicit)
+def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Path, bool]]:
+    """(file, named on the command line) for every regular file discovery finds under
+    ``paths`` (entries it cannot read are left out: ``check_paths`` reports them)."""
+    found = discover(paths, config, respect_gitignore=config.respect_gitignore)
+    for candidate in found.candidates:
+        yield candidate.path, candidate.explicit
 
 
-def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -> Iterator[list[Diagnostic] | None]:
+def _check_one(args: tuple[Candidate, list[str], Config]) -> FileResult:
+    candidate, codes, config = args
+    return _check_candidate(candidate, config, codes)
+
+
+def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, jobs: int) -> Iterator[FileResult]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -244,12 +300,12 @@ def _check_parallel(files: list[tuple[Path, bool]], config: Config, jobs: int) -
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:
-        yield from (check_file(f, config, explicit=e) for f, e in files)
+        yield from (_check_candidate(c, config, codes) for c, codes in work)
         return
-    chunk = max(1, len(files) // (jobs * 8))
+    chunk = max(1, len(work) // (jobs * 8))
     # yielded as they arrive (in order), so a progress display can follow the run
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from pool.map(_check_one, [(f, e, config) for f, e in files], chunksize=chunk)
+        yield from pool.map(_check_one, [(c, codes, config) for c, codes in work], chunksize=chunk)
 
 
 @dataclass
@@ -281,14 +337,15 @@ def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = No
 
 
 def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> Inspection | None:
-    """Like ``check_file``: None when a file met while walking a directory is not a workflow."""
+    """Like ``check_file``: None when a file met while walking a directory is not a workflow
+    (by content, as ``check_paths`` decides)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return Inspection(str(path), [], check_file(path, config) or [])
-        data = path.read_bytes()
+        data = read_limited(path, (config or Config()).limits.file_bytes)
+    except TooLarge:
+        return Inspection(str(path), [], check_file(path, config) or [])
     except OSError as exc:
         raise FileNotFoundError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not explicit and not _looks_like_workflow_bytes(data):
+    if not explicit and check_bytes(data, str(path), config, require_workflow=True) is None:
         return None
     found = inspect_bytes(data, str(path), config)
     if not explicit and not found.workflows and not found.diagnostics:
@@ -315,14 +372,15 @@ def _order_key(order: tuple) -> tuple:
     return tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in order)
 
 
-def over_limits(request: dict[str, Any], limits: "_limits.Limits" = _limits.DEFAULT) -> Diagnostic | None:
-    """The WF006 finding of the first limit a request given as plain data exceeds (string
+def over_limits(request: dict[str, Any], limits: "Limits | None" = None) -> Diagnostic | None:
+    """The WF007 finding of the first limit a request given as plain data exceeds (string
     lengths, blocks, parameters, loop nesting), or None: for the mock server, before it
     evaluates or stores anything. Depth and size are the caller's to bound while parsing."""
     from .document.data_tree import node_tree
+    from .document.limits import DEFAULT
     from .workflow.size_limits import first_excess
 
-    return first_excess(node_tree(request), limits, "<request>")
+    return first_excess(node_tree(request), limits or DEFAULT, "<request>")
 
 
 def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = False, config: Config | None = None) -> Evaluation:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .config import Config, ConfigError, discover, load, with_limits
+from .config import Config, ConfigError, discover, load, settings_text, with_limits
 from .diagnostics import at_or_above, finalize
 from .document.source import decode, split_lines
 from .report import color, progress, statistics
@@ -100,8 +100,19 @@ def main() -> None:
 @click.option("--statistics", "show_statistics", is_flag=True, help="Print the number of findings per rule instead of the findings (JSON with --format json).")
 @click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary, no 'All checks passed', no progress.")
 @click.option("--color", "color_choice", type=click.Choice(color.CHOICES), default="auto", show_default=True, help="Colour the full and concise formats (auto: on a terminal; honours NO_COLOR and FORCE_COLOR).")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero, output_file, show_statistics, quiet, color_choice) -> None:
-    """Check workflow files and directories ('-' reads standard input)."""
+# -- which files: discovery and recognition (the work is done by discovery.py and api.py)
+@click.option("--show-files", is_flag=True, help="List the files checked, and why each other file met was not; no findings.")
+@click.option("--verbose", "-v", is_flag=True, help="Also list on standard error the files checked and skipped, with reasons.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings (configuration file and options) and exit.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
+@click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
+          output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
+          follow_links) -> None:
+    """Check workflow files and directories ('-' reads standard input; no path means '.').
+
+    Only files whose content is a workflow are checked, however they are named; `--show-files`
+    says which, and why the others were left alone."""
     from .api import InternalError
 
     try:
@@ -116,13 +127,18 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.mode = mode
         if limits:
             cfg.limits = with_limits(cfg.limits, _limit_values(limits), "--limit")
+        if respect_gitignore is not None:
+            cfg.respect_gitignore = respect_gitignore
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
-    if not paths:
-        click.echo("wflint: no paths given (try `wflint check .` or `wflint check -`)", err=True)
-        sys.exit(EXIT_USAGE)
+    if show_settings:
+        from .discovery import base_dir
+
+        click.echo(settings_text(cfg, str(base_dir(cfg))), nl=False)
+        sys.exit(EXIT_OK)
+    paths = paths or (".",)
     checked_files: list[str] = []
     bar = progress.Progress(sys.stderr, enabled=progress.should_show(sys.stderr, os.environ, quiet))
 
@@ -133,7 +149,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
 
     try:
         with bar:
-            report, lines = _run(paths, cfg, stdin_filename, jobs, on_file)
+            report, lines = _run(paths, cfg, stdin_filename, jobs, on_file, follow_links)
     except FileNotFoundError as exc:
         click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
@@ -143,7 +159,17 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: internal error: {printable(str(exc))}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
+    if show_files or verbose:
+        from .report.file_list import file_list
+
+        click.echo(file_list(report.checked, report.reasons, report.skipped), nl=False, err=not show_files)
+        if show_files:
+            sys.exit(EXIT_OK)
     _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice)
+    if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see README)
+        from .report.file_list import no_files_warning
+
+        click.echo(no_files_warning(report.skipped), err=True)
     failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
 
@@ -177,7 +203,7 @@ def _emit(
         return
     if text:
         click.echo(text, nl=False, color=colored or None)
-    if fmt == "full" and not diags and not quiet and not show_statistics:
+    if fmt == "full" and not diags and not quiet and not show_statistics and files_checked:
         click.echo(statistics.files_summary(diags, files_checked), err=True)
 
 
@@ -192,21 +218,21 @@ def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
 
 
 def _run(
-    paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None
+    paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None,
+    follow_links: bool = False,
 ) -> tuple[Report, _LineCache]:
-    from .api import Report, check_bytes, check_paths
+    from .api import Report, check_paths, check_stdin
 
     files = [p for p in paths if p != "-"]
-    report = check_paths(files, cfg, jobs=jobs, on_file=on_file) if files else Report()
+    report = check_paths(files, cfg, jobs=jobs, on_file=on_file, follow_links=follow_links) if files else Report()
     lines = _LineCache()
     if "-" in paths:
         # never more than the limit and one byte: a larger input is reported, not read whole
         data = sys.stdin.buffer.read(cfg.limits.file_bytes + 1)
         name = stdin_filename or "<stdin>"
-        report.diagnostics.extend(check_bytes(data, name, cfg))
-        report.files_checked += 1
+        report.add(name, check_stdin(data, name, cfg))
         if on_file is not None:
-            on_file(name, True, 1, 1)
+            on_file(name, name in report.checked, 1, 1)
         lines = _LineCache(name, data)
     return report, lines
 
@@ -238,11 +264,12 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 
 @main.command()
 def lsp() -> None:
-    """Run the language server over stdio (needs: pip install 'wflint[lsp]')."""
+    """Run the language server over stdio (needs wflint's `lsp` extra)."""
     try:
         from .lsp.server import run  # imported here: the other commands do not pay for pygls
     except ImportError as exc:
-        click.echo(f"wflint: the language server needs extra packages ({exc}); install them with: pip install 'wflint[lsp]'", err=True)
+        click.echo(f"wflint: the language server needs extra packages ({exc}); install wflint with its lsp extra, "
+                   "e.g. pip install './wflint[lsp]' from a clone", err=True)
         sys.exit(EXIT_USAGE)
     run()
 
@@ -301,8 +328,9 @@ def _serve_missing(message: str) -> click.Command:
     @click.command(name="serve", context_settings={"ignore_unknown_options": True})
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def serve_missing(args) -> None:  # noqa: ARG001
-        """Run the mock service API (needs: pip install 'wflint[serve]')."""
-        click.echo(f"wflint: the server needs extra packages ({message}); install them with: pip install 'wflint[serve]'", err=True)
+        """Run the mock service API (needs wflint's `serve` extra)."""
+        click.echo(f"wflint: the server needs extra packages ({message}); install wflint with its serve extra, "
+                   "e.g. pip install './wflint[serve]' from a clone", err=True)
         sys.exit(EXIT_USAGE)
 
     return serve_missing

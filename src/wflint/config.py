@@ -7,11 +7,18 @@ Keys (all optional)::
     ignore = ["WF213"]
     fail-level = "error"       # lowest severity that makes `wflint check` exit 1
     mode = "auto"              # how files reach the service: auto | json | yaml
-    exclude = ["drafts/**"]    # glob patterns skipped when walking directories
+    include = ["flows/**"]     # files that are workflows whatever they hold
+    exclude = ["drafts/"]      # files and directories never checked, walked or named
+    respect-gitignore = true   # a walk skips what .gitignore ignores
+    [per-file-ignores]         # rules ignored in the files a glob matches
+    "legacy/**" = ["WF213"]
     [severity]                 # per-rule severity overrides
     WF213 = "error"
     [limits]                   # wflint's limits for hostile input (document/limits.py)
     blocks = 20000
+
+Globs have gitignore semantics and match paths relative to the configuration file's directory
+(the working directory without one): see ``wflint.discovery``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ class Config:
     fail_level: str = "error"
     mode: str = "auto"
     exclude: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    respect_gitignore: bool = True
     severity: dict[str, str] = field(default_factory=dict)
     limits: Limits = DEFAULT_LIMITS
     source: str | None = None
@@ -59,6 +69,10 @@ class Config:
                 continue
             if lookup(s) is None and not any(code.startswith(s.upper()) for code in registry()):
                 raise ConfigError(f"unknown rule selector {sel!r} (use a code such as WF201, a prefix such as WF2, or a rule name)")
+        for pattern, codes in self.per_file_ignores.items():
+            for sel in codes:
+                if sel.strip().upper() != "ALL" and lookup(sel) is None and not any(c.startswith(sel.strip().upper()) for c in registry()):
+                    raise ConfigError(f"per-file-ignores {pattern!r}: unknown rule selector {sel!r}")
         for code, sev in self.severity.items():
             if lookup(code) is None:
                 raise ConfigError(f"severity override for unknown rule {code!r}")
@@ -67,7 +81,8 @@ class Config:
         return self
 
 
-_KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "severity", "limits"}
+_KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "include", "per-file-ignores", "respect-gitignore",
+         "severity", "limits"}
 
 
 def from_table(table: dict[str, Any], origin: str) -> Config:
@@ -88,6 +103,16 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
         cfg.select = str_list("select")
     cfg.ignore = str_list("ignore")
     cfg.exclude = str_list("exclude")
+    cfg.include = str_list("include")
+    if "respect-gitignore" in table:
+        if not isinstance(table["respect-gitignore"], bool):
+            raise ConfigError(f"{origin}: 'respect-gitignore' must be true or false")
+        cfg.respect_gitignore = table["respect-gitignore"]
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict) or not all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in pfi.values()):
+        raise ConfigError(f"{origin}: 'per-file-ignores' must be a table of \"glob\" = [\"rule\", ...]")
+    cfg.per_file_ignores = dict(pfi)
     for key, attr in (("fail-level", "fail_level"), ("mode", "mode")):
         if key in table:
             if not isinstance(table[key], str):
@@ -145,3 +170,22 @@ def discover(start: Path) -> Config:
             if "wflint" in data.get("tool", {}):
                 return load(pyproject)
     return Config()
+
+
+def settings_text(cfg: Config, base: str) -> str:
+    """The resolved settings, for ``--show-settings``: one ``key = value`` line each, TOML."""
+    import json
+
+    def toml(value: Any) -> str:
+        return json.dumps(value)  # lists of strings, strings and booleans read the same in TOML
+
+    lines = [f"# settings from {cfg.source or 'defaults (no configuration file found)'}",
+             f"# globs are relative to {base}",
+             f"select = {toml(cfg.select)}", f"ignore = {toml(cfg.ignore)}",
+             f"fail-level = {toml(cfg.fail_level)}", f"mode = {toml(cfg.mode)}",
+             f"include = {toml(cfg.include)}", f"exclude = {toml(cfg.exclude)}",
+             f"respect-gitignore = {toml(cfg.respect_gitignore)}", "[per-file-ignores]"]
+    lines += [f"{toml(k)} = {toml(v)}" for k, v in cfg.per_file_ignores.items()]
+    lines.append("[severity]")
+    lines += [f"{k} = {toml(v)}" for k, v in cfg.severity.items()]
+    return "\n".join(lines) + "\n"

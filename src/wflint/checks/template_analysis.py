@@ -54,7 +54,7 @@ class SyntaxProblem:
     #: service fails the same way, but not with a TemplateSyntaxError message
     exact: bool = True
     #: True when the template was not parsed because it nests deeper than wflint's
-    #: ``template-depth`` limit (reported as WF006, not as a syntax error)
+    #: ``template-depth`` limit (reported as WF007, not as a syntax error)
     limit: bool = False
 
 

@@ -51,7 +51,7 @@ def _parse_json(source: SourceFile, limits: Limits = DEFAULT) -> ParseResult:
         if err.limit:
             where = source.pos(index)
             diags = [d for d in diags if d.offset < index]
-            diags.append(_diag("WF006", message, where, where, source.path))
+            diags.append(_diag("WF007", message, where, where, source.path))
             return ParseResult(None, diags, "json", source)
         try:  # word it exactly as the service's JSON decoder does
             json.loads(source.text)

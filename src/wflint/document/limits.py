@@ -3,7 +3,7 @@
 A definition is a few kilobytes; these limits sit orders of magnitude above any real one and
 far below what would make a check slow. Each is checked *before* the work it guards (the size
 before the bytes are read, the depth as the tree is built, the alias expansion as aliases are
-met, the template depth before Jinja parses), and each ends in a WF006 diagnostic that names it,
+met, the template depth before Jinja parses), and each ends in a WF007 diagnostic that names it,
 so a user can raise it: ``--limit blocks=20000`` or, in ``.wflint.toml``::
 
     [limits]
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 
-CODE, NAME = "WF006", "limit-exceeded"
+CODE, NAME = "WF007", "limit-exceeded"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ DEFAULT = Limits()
 
 
 def exceeded(limit: str, what: str, value: int) -> str:
-    """The message of a WF006 diagnostic: what went over, and how to raise the limit."""
+    """The message of a WF007 diagnostic: what went over, and how to raise the limit."""
     key = limit.replace("_", "-")
     return (f"{what}: more than wflint's '{key}' limit of {value}; checking stops here "
             f"(raise it with --limit {key}=N or [limits] in .wflint.toml)")
@@ -142,7 +142,7 @@ def code_depth(code: str, stop: int) -> int:
     return deepest
 
 
-class AS_RULE:  # noqa: N801 - stands in for a rule module where a stage reports WF006 itself
-    """What ``Workflow.diag`` needs to report WF006 (the rule module sits in a higher layer)."""
+class AS_RULE:  # noqa: N801 - stands in for a rule module where a stage reports WF007 itself
+    """What ``Workflow.diag`` needs to report WF007 (the rule module sits in a higher layer)."""
 
     CODE, NAME, SEVERITY = CODE, NAME, "error"

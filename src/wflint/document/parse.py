@@ -15,7 +15,7 @@ The parts:
 * ``yaml_errors`` — PyYAML-style problems and the service's verdict on them;
 * ``json_parser`` — the JSON path: a small iterative parser with ``json.loads``'s messages;
 * ``parse_result`` — ``ParseResult`` and the diagnostics both paths share;
-* ``limits`` — every limit hostile input meets, with its default (WF006).
+* ``limits`` — every limit hostile input meets, with its default (WF007).
 """
 
 from __future__ import annotations

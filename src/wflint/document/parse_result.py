@@ -18,7 +18,7 @@ from . import limits as _limits
 _SpanOf = Callable[[int, int], "tuple[Pos, Pos]"]
 
 #: the default limits (``limits.Limits``): collections nested deeper than this are refused, and
-#: so is a document to which aliases add more nodes (WF006)
+#: so is a document to which aliases add more nodes (WF007)
 MAX_DEPTH = _limits.DEFAULT.depth
 MAX_ALIAS_NODES = _limits.DEFAULT.alias_nodes
 

@@ -26,7 +26,7 @@ class _Problem(Exception):
         limit: bool = False,
     ):
         super().__init__(problem)
-        #: one of wflint's limits was reached (WF006), not a syntax error
+        #: one of wflint's limits was reached (WF007), not a syntax error
         self.limit = limit
         #: our wording, when PyYAML's reads badly
         self.message = message

@@ -121,7 +121,7 @@ class _YamlReader(_YamlComposer):
         self.fatal = True
         start = self._pos(p.problem_mark)
         if p.limit:
-            self.diags.append(_diag("WF006", p.problem, start, start, self.path))
+            self.diags.append(_diag("WF007", p.problem, start, start, self.path))
             return
         message = f"could not parse YAML: {p.problem}"
         if p.message:

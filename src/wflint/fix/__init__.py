@@ -1,6 +1,7 @@
 """``wflint fix``: safe automatic fixes that keep every untouched byte of the file.
 
-Two kinds of fix, both limited to changes that cannot alter what a correct workflow means:
+First, a file holding the service's stored form of a workflow (WF012) is rewritten into the
+request it came from (``stored``). Then two kinds of fix, both limited to changes that cannot alter what a correct workflow means:
 
 * **WF106: invalid identifiers** (``renames``): a block label or parameter key that is not an
   identifier is renamed to the name the service's YAML sanitizer gives it, and every reference
@@ -29,6 +30,7 @@ from .edits import _Fixer, _splice, _verify
 from .quoting import quote_traps
 from .renames import plan_renames, rename
 from .results import FixError, FixInternalError, FixResult
+from .stored import convert_stored
 
 # internal helpers the tests reach as ``wflint.fix.<name>``
 from .edits import _apply_subs  # noqa: F401
@@ -42,6 +44,10 @@ def fix_text(text: str, path: str) -> FixResult:
 
     Pure: no file is read or written. Raises ``FixError`` when the text cannot be parsed and
     ``FixInternalError`` when the edits would not give exactly the intended data."""
+    stored = convert_stored(text, path, _format_of(path, text))
+    if stored is not None:  # WF012 first; the request it gives may need the other fixes too
+        rest = fix_text(stored.text, path)
+        return FixResult(rest.text, stored.changes + rest.changes, stored.notes + rest.notes)
     try:
         return _fix(text, path, conservative=False)
     except FixInternalError:

@@ -25,15 +25,20 @@ EXIT_OK, EXIT_CHANGES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def _targets(paths: tuple[str, ...], errors: list[str]) -> list[tuple[Path, bool]]:
-    from ..api import iter_files
+    """The files to fix: the same walk as ``wflint check`` (regular files, .gitignore,
+    hidden directories skipped); entries that cannot be read are errors."""
     from ..config import Config
+    from ..discovery import discover
 
     out: list[tuple[Path, bool]] = []
     for p in paths:
         try:
-            out.extend(iter_files([p], Config()))
+            found = discover([p], Config())
         except FileNotFoundError as exc:
             errors.append(str(exc))
+            continue
+        out.extend((c.path, c.explicit) for c in found.candidates)
+        errors.extend(problem.message for problem in found.problems)
     return out
 
 

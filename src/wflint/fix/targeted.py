@@ -15,8 +15,8 @@ to mean what was intended (``edits._verify``) before it is offered.
 * ``reference_spans(text, path, name, kind)``: where a label or parameter key is named: the
   places a rename would change.
 
-``FIX_PROVIDERS`` lists the functions that produce fixes; a new kind of fix (the conversion of
-the service's stored form, for one) is added there and reaches every editor at once.
+``FIX_PROVIDERS`` lists the functions that produce fixes (the stored-form conversion, quoting,
+renames); a new kind of fix is added there and reaches every editor at once.
 """
 
 from __future__ import annotations
@@ -31,12 +31,14 @@ from .edits import _Fixer, _splice, _verify
 from .quoting import quote_traps
 from .renames import _label_nodes, _key_nodes, _Plan, _get, plan_renames, rename
 from .results import FixError, FixInternalError
+from .stored import CODE as STORED_FORM_CODE, convert_stored
 
 #: a change of the text: (start offset, end offset, replacement)
 Splice = tuple[int, int, str]
 #: quoting a YAML 1.1 trap answers WF004, and WF102 where a string field gets a boolean or number
 QUOTING_CODES = ("WF004", "WF102")
 RENAME_CODES = ("WF106",)
+STORED_FORM_CODES = (STORED_FORM_CODE,)
 
 
 @dataclass
@@ -150,11 +152,21 @@ def _rename_fixes(text: str, path: str) -> list[EditorFix]:
     return out
 
 
-#: every producer of fixes; each takes (text, path) and returns EditorFix items. The service's
-#: stored-form conversion, when ``wflint fix`` gains it, is added here (with its code below).
-FIX_PROVIDERS: list[Callable[[str, str], list[EditorFix]]] = [_quoting_fixes, _rename_fixes]
+def _stored_form_fixes(text: str, path: str) -> list[EditorFix]:
+    """The service's stored form rewritten as the request it came from (WF012), as one edit of
+    the whole document: the conversion touches many places at once. Fixes the request itself
+    still needs are offered again once the editor re-checks the converted text."""
+    converted = convert_stored(text, path, _format_of(path, text))
+    if converted is None:
+        return []
+    title = "Rewrite the service's stored form as a request (drop the fields only the service writes)"
+    return [EditorFix(STORED_FORM_CODES, title, (0, len(text)), [(0, len(text), converted.text)])]
+
+
+#: every producer of fixes; each takes (text, path) and returns EditorFix items
+FIX_PROVIDERS: list[Callable[[str, str], list[EditorFix]]] = [_stored_form_fixes, _quoting_fixes, _rename_fixes]
 #: the codes of the diagnostics some provider's fixes answer
-FIXABLE_CODES = frozenset({*QUOTING_CODES, *RENAME_CODES})
+FIXABLE_CODES = frozenset({*STORED_FORM_CODES, *QUOTING_CODES, *RENAME_CODES})
 
 
 def fixes(text: str, path: str) -> list[EditorFix]:

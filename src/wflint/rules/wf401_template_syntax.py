@@ -54,7 +54,7 @@ def check(wf):
             # G4 meets the leaves of one block in order and stops at the first bad one
             leaf_seq[id(b)] = leaf_seq.get(id(b), -1) + 1
         if problem is None or problem.limit:
-            continue  # a template over the depth limit is WF006's
+            continue  # a template over the depth limit is WF007's
         what = "code" if site.kind == "code" else "template"
         where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
         jinja = problem.message.rstrip(".")

@@ -55,7 +55,7 @@ def check(wf):
             continue
         masked = python_text(site.value, analysis.tags)
         if masked is None or code_depth(masked, wf.limits.code_depth) > wf.limits.code_depth:
-            continue  # over the depth limit: WF006's
+            continue  # over the depth limit: WF007's
         problem = python_error(masked)
         if problem is None:
             continue

@@ -92,6 +92,16 @@ def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     return run
 
 
+def endpoint_raw(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """Like ``endpoint`` for a handler that makes its own response."""
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except Reply as reply:
+            return _json(reply.status, reply.body)
+    return run
+
+
 # --------------------------------------------------------------------------- workflow operations
 
 
@@ -186,6 +196,23 @@ async def create_script(request: Request) -> Any:
     return summary
 
 
+# --------------------------------------------------------------------------- runs
+
+NO_RUNS = ("wflint serve is a mock of the workflow API: it stores and validates workflows but does not run "
+           "them, so it has no runs, tasks or run status ({method} {path} is not implemented)")
+#: the service's run endpoints (what the official client and CLI call to run a workflow or task)
+RUN_PATHS = ["/v1/run/workflows", "/v1/run/agents", "/v1/run/tasks", "/v1/run/tasks/login",
+             "/v1/run/tasks/download_files", "/v1/runs", "/v1/runs/cancel", "/v1/runs/{run_id}",
+             "/v1/runs/{run_id}/cancel", "/v1/runs/{run_id}/timeline", "/v1/runs/{run_id}/artifacts",
+             "/v1/workflows/run", "/api/v1/workflows/{wpid}/run", "/api/v1/tasks"]
+
+
+async def not_running(request: Request) -> Response:
+    """501 with a message that says why, instead of a 404 that blames the workflow."""
+    authenticate(request)
+    return _json(501, {"detail": NO_RUNS.format(method=request.method, path=request.url.path)})
+
+
 # --------------------------------------------------------------------------- service routes
 
 
@@ -206,6 +233,8 @@ def _routes() -> list[Route]:
         r.extend(Route(p, endpoint(handler), methods=[method]) for p in paths)
 
     wf = "{wpid}"
+    # before the workflow routes: POST /v1/workflows/run must not read as an update of "run"
+    r.extend(Route(p, endpoint_raw(not_running), methods=["GET", "POST"]) for p in RUN_PATHS)
     add(["/v1/agents", "/v1/agents/", "/v1/workflows", "/v1/workflows/"], create_workflow, "POST")
     add([f"/v1/agents/{wf}", f"/v1/agents/{wf}/", f"/v1/workflows/{wf}", f"/v1/workflows/{wf}/"], update_workflow, "POST")
     # GET /v1/agents/ and GET /v1/agents/{wpid}/ answer 405, as in the service: those paths exist for POST only

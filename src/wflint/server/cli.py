@@ -31,6 +31,7 @@ def _folders(specs: tuple[str, ...]) -> dict[str, str]:
               help="File with KEY[=ORG_ID] entries, one per line.")
 @click.option("--seed", "seeds", multiple=True, type=click.Path(exists=True),
               help="Definition file or directory to create at start (ids derived from the path).")
+@click.option("--seed-strict", is_flag=True, help="Refuse to start when a --seed file is invalid (default: report it, seed the rest).")
 @click.option("--strict", is_flag=True, help="Also refuse definitions with wflint errors the service accepts.")
 @click.option("--credential", "credentials", multiple=True, metavar="CRED_ID",
               help="A credential id that exists (credential rotation lists must name existing ones).")
@@ -43,7 +44,7 @@ def _folders(specs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,
-          seeds: tuple[str, ...], strict: bool, credentials: tuple[str, ...], folders: tuple[str, ...],
+          seeds: tuple[str, ...], seed_strict: bool, strict: bool, credentials: tuple[str, ...], folders: tuple[str, ...],
           browser_type_supported: bool, blocked_hosts: tuple[str, ...], log_level: str) -> None:
     """Serve a mock of the Skyvern workflow and script API on a local store."""
     import uvicorn
@@ -64,12 +65,47 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     if keys.generated:
         click.echo(f"development API key: {keys.generated} (organization {keys.orgs_by_key[keys.generated]})")
     if seeds:
+        from pathlib import Path
+
+        from ..config import ConfigError, discover as find_config
+
+        failures: list = []
+        try:  # the same configuration as `wflint check`: its exclude holds for seeds too
+            lint_config = find_config(Path.cwd())
+        except ConfigError as exc:
+            click.echo(f"wflint serve: {exc}", err=True)
+            sys.exit(2)
         try:
-            for seeded in seed(state, keys.organizations[0], seeds):
+            for seeded in seed(state, keys.organizations[0], seeds, None if seed_strict else failures, lint_config):
                 click.echo(seeded.line())
         except SeedError as exc:
             click.echo(f"wflint serve: seed failed: {exc}", err=True)
             sys.exit(2)
-    click.echo(f"serving the mock service on http://{host}:{port} (store: {db_path or 'in memory'})")
+        for failure in failures:
+            click.echo(f"wflint serve: {failure.line()}", err=True)
+    try:  # bind first: a port in use is a usage error, said before anything claims to be serving
+        sock = listening_socket(host, port)
+    except OSError as exc:
+        click.echo(f"wflint serve: cannot listen on {host}:{port}: {exc.strerror or exc} "
+                   "(is another server running there? choose another --port)", err=True)
+        sys.exit(2)
+    click.echo(f"serving the mock service on http://{host}:{sock.getsockname()[1]} (store: {db_path or 'in memory'})")
     sys.stdout.flush()
-    uvicorn.run(create_app(state=state), host=host, port=port, log_level=log_level)
+    server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level=log_level))
+    server.run(sockets=[sock])
+
+
+def listening_socket(host: str, port: int):
+    """A bound, listening TCP socket (port 0 picks a free one)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock

@@ -3,8 +3,9 @@
 Each file gets a workflow id derived from its path (as given on the command line, in POSIX
 form), so scripts can rely on the id across runs. A ``.json`` file is an update body (with
 ``json_definition`` / ``yaml_definition``) or a bare request object; a ``.yaml``/``.yml``
-file is sent as ``yaml_definition``. Seeds go through the same pipeline as requests, so a
-file the service would refuse stops the server with the service's answer. With ``--db``,
+file is sent as ``yaml_definition``. Seeds go through the same pipeline as requests: a file
+the service would refuse is reported with the service's answer and the others are seeded
+(``--seed-strict`` refuses to start instead). With ``--db``,
 an unchanged file is left alone on restart and a changed one becomes a new version.
 """
 
@@ -12,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ..config import Config
+from ..discovery import Problem, discover
 from .errors import Reply
 from .ids import derived_id
 from .yamlload import load_definition as load_yaml
@@ -41,19 +43,22 @@ class Seeded:
         return f"{self.wpid}\t{self.title}\t{self.path}"
 
 
-def seed_files(paths: Iterable[str]) -> Iterator[Path]:
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in sorted(filenames):
-                    if name.endswith(SUFFIXES):
-                        yield Path(dirpath) / name
-        elif path.is_file():
-            yield path
-        else:
-            raise SeedError(f"{p}: no such file or directory")
+def seed_files(paths: Iterable[str], problems: list[Problem] | None = None,
+               config: Config | None = None) -> Iterator[Path]:
+    """The definition files under ``paths``, walked as ``wflint check`` walks (regular files
+    only, hidden directories, .gitignore'd files and the configuration's ``exclude`` skipped).
+    An entry that cannot be read raises ``SeedError``, or is added to ``problems`` when given."""
+    try:
+        found = discover(list(paths), config or Config())
+    except FileNotFoundError as exc:
+        raise SeedError(str(exc)) from None
+    for problem in found.problems:
+        if problems is None:
+            raise SeedError(problem.message)
+        problems.append(problem)
+    for candidate in found.candidates:
+        if candidate.path.suffix in SUFFIXES:
+            yield candidate.path
 
 
 def seed_id(path: Path) -> str:
@@ -85,23 +90,50 @@ def _is_workflow(path: Path, text: str) -> bool:
     return any(k in text for k in ("workflow_definition", "json_definition", "yaml_definition"))
 
 
-def seed(state: ServerState, organization_id: str, paths: Iterable[str]) -> list[Seeded]:
+@dataclass
+class NotSeeded:
+    path: str
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.path}: not seeded: {self.reason}"
+
+
+def seed(state: ServerState, organization_id: str, paths: Iterable[str],
+         failures: list[NotSeeded] | None = None, config: Config | None = None) -> list[Seeded]:
+    """Create or update a workflow per definition file. A file that cannot be read or that
+    the service would refuse raises ``SeedError``, or, given a ``failures`` list, is added to
+    it while the other files are seeded."""
     out = []
     explicit = {Path(p) for p in paths}
-    for path in seed_files(paths):
-        text = path.read_text(encoding="utf-8")
-        if path not in explicit and not _is_workflow(path, text):
-            continue
-        wpid = seed_id(path)
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        existing = state.store.latest(organization_id, wpid, include_deleted=True)
-        if existing is not None and state.store.seed_hash(wpid) == digest:
-            out.append(Seeded(wpid, existing["title"], path.as_posix(), existing["version"]))
-            continue
+    problems: list[Problem] | None = None if failures is None else []
+    for path in seed_files(paths, problems, config):
         try:
-            doc, _ = save_workflow(state, organization_id, _body(path, text), wpid=wpid, create=existing is None)
-        except Reply as reply:
-            raise SeedError(f"{path}: the service would answer {reply.status}: {json.dumps(reply.body)}") from None
-        state.store.set_seed_hash(wpid, digest)
-        out.append(Seeded(wpid, doc["title"], path.as_posix(), doc["version"]))
+            out.extend(_seed_one(state, organization_id, path, path in explicit))
+        except SeedError as exc:
+            if failures is None:
+                raise
+            failures.append(NotSeeded(path.as_posix(), str(exc).removeprefix(f"{path}: ")))
+    if failures is not None:
+        failures.extend(NotSeeded(problem.shown, problem.message) for problem in problems or [])
     return out
+
+
+def _seed_one(state: ServerState, organization_id: str, path: Path, explicit: bool) -> list[Seeded]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SeedError(f"{path}: cannot read: {exc}") from None
+    if not explicit and not _is_workflow(path, text):
+        return []
+    wpid = seed_id(path)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    existing = state.store.latest(organization_id, wpid, include_deleted=True)
+    if existing is not None and state.store.seed_hash(wpid) == digest:
+        return [Seeded(wpid, existing["title"], path.as_posix(), existing["version"])]
+    try:
+        doc, _ = save_workflow(state, organization_id, _body(path, text), wpid=wpid, create=existing is None)
+    except Reply as reply:
+        raise SeedError(f"{path}: the service would answer {reply.status}: {json.dumps(reply.body)}") from None
+    state.store.set_seed_hash(wpid, digest)
+    return [Seeded(wpid, doc["title"], path.as_posix(), doc["version"])]

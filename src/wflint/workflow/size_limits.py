@@ -2,7 +2,7 @@
 blocks, parameters and loops nested in loops (``document.limits``).
 
 ``first_excess`` walks the positioned tree once, before the sanitizer, the typed view and the
-rules see it, and returns the WF006 diagnostic of the first limit exceeded (or None): a
+rules see it, and returns the WF007 diagnostic of the first limit exceeded (or None): a
 workflow over a limit is reported and not checked further, so its cost stays that of the walk.
 """
 
@@ -14,7 +14,7 @@ from ..document.nodes import Node
 
 
 def first_excess(root: Node, limits: Limits, path: str) -> Diagnostic | None:
-    """The first limit ``root`` (a request mapping) exceeds, as a WF006 diagnostic."""
+    """The first limit ``root`` (a request mapping) exceeds, as a WF007 diagnostic."""
     found = _long_string(root, limits.string_chars)
     if found is not None:
         chars = len(found.value)

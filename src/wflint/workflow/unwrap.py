@@ -18,6 +18,7 @@ from ..document.nodes import Node
 from ..document.limits import DEFAULT, Limits
 from ..document.parse import parse_embedded
 from .sanitizer import sanitize
+from . import stored_form
 from .size_limits import first_excess
 from ..document.source import SourceFile
 
@@ -34,15 +35,9 @@ def is_envelope(root: Node) -> bool:
     return root.kind == "map" and any(k in ENVELOPE_KEYS for k in root.keys())
 
 
-def looks_like_workflow(root: Node | None) -> bool:
-    return root is not None and root.kind == "map" and any(
-        k in root.keys() for k in ("workflow_definition", *ENVELOPE_KEYS)
-    )
-
-
 def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False,
-                 source: SourceFile | None = None, limits: Limits = DEFAULT) -> view.Workflow:
-    data = root.to_data()
+                 source: SourceFile | None = None, data: Any = None, limits: Limits = DEFAULT) -> view.Workflow:
+    data = root.to_data() if data is None else data
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
@@ -53,7 +48,7 @@ def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool =
 
 
 def _add_workflow(out: "Unwrapped", source_path: str, mode: str, root: Node, limits: Limits, **kw: Any) -> None:
-    """The workflow of ``root``, or the WF006 finding of the first limit it exceeds."""
+    """The workflow of ``root``, or the WF007 finding of the first limit it exceeds."""
     excess = first_excess(root, limits, source_path)
     if excess is not None:
         out.diagnostics.append(excess)
@@ -67,7 +62,8 @@ NOT_A_MAPPING = ("WF002", "not-a-mapping", "error")
 EMPTY_REQUEST = ("WF010", "empty-request", "error")
 BOTH_DEFINITIONS = ("WF011", "both-definitions", "warning")
 WRONG_TYPE = ("WF102", "wrong-type", "error")
-REPORTED_RULES = (NOT_A_MAPPING, EMPTY_REQUEST, BOTH_DEFINITIONS, WRONG_TYPE)
+STORED_FORM = ("WF012", "stored-form", "error")
+REPORTED_RULES = (NOT_A_MAPPING, EMPTY_REQUEST, BOTH_DEFINITIONS, WRONG_TYPE, STORED_FORM)
 
 
 def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, end: bool = True, **kw: Any) -> Diagnostic:
@@ -81,7 +77,14 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
-        _add_workflow(out, source.path, chosen, root, limits, source=source)
+        data = None
+        if stored_form.is_stored_form(root):
+            data = _stored_request(root, source.path, out)
+        if "workflow_definition" not in root.keys() and "parameters" in root.keys() and "blocks" in root.keys():
+            # a bare definition: checked as the workflow_definition of a request
+            root = _as_request(root)
+            data = {"title": "", "workflow_definition": data if data is not None else root.get("workflow_definition").to_data()}
+        _add_workflow(out, source.path, chosen, root, limits, source=source, data=data)
         return out
 
     yaml_node = root.get("yaml_definition")
@@ -123,3 +126,33 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
             out.diagnostics.append(_report(WRONG_TYPE, f"'{key}' must be {want} or null", value, source.path,
                                            service=ServiceVerdict(422, None, ("A", 5))))
     return out
+
+
+def _stored_request(root: Node, path: str, out: Unwrapped) -> Any:
+    """The request a stored workflow converts to; reports WF012 once for the whole file."""
+    stored = root.to_data()
+    request = stored_form.to_request(stored)
+    dropped = stored_form.server_field_count(stored, request)
+    refused = stored_form.has_output_parameters(stored)
+    # an error where the service refuses the file (its output parameters), else a warning:
+    # the service drops the server-written fields silently
+    code, name, _ = STORED_FORM
+    out.diagnostics.append(make(
+        code, name, "error" if refused else "warning",
+        f"this file holds the workflow as the service stores and returns it (GET/list answer or an export of "
+        f"it: {dropped} server-written value{'s' if dropped != 1 else ''}), not a request: "
+        + ("the service refuses its output parameters (422) and drops the rest" if refused
+           else "the service drops those values silently")
+        + "; wflint checks the request it converts to",
+        root.start, root.start, path=path, help="run `wflint fix` to rewrite it as a request"))
+    return request
+
+
+def _as_request(definition: Node) -> Node:
+    """A request node wrapping a bare definition, its synthetic keys at the definition's start."""
+    def key(name: str) -> Node:
+        return Node("scalar", definition.start, definition.start, value=name, raw=name)
+
+    return Node("map", definition.start, definition.end,
+                pairs=[(key("title"), Node("scalar", definition.start, definition.start, value="", raw="")),
+                       (key("workflow_definition"), definition)])

@@ -98,7 +98,7 @@ class Workflow:
     #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
     #: None for plain data (the mock server), where rules fall back to node starts
     source: Any = None
-    #: the limits templates and code are parsed within (WF006)
+    #: the limits templates and code are parsed within (WF007)
     limits: Limits = DEFAULT
 
     # -- structure -------------------------------------------------------------------------

@@ -2,13 +2,13 @@
 
 **What it checks.** Nothing about the workflow itself: it reports that a limit meant for
 hostile or broken input was reached, and where. The limits, with their defaults (see the
-README's "Limits" table): the size of a file or of standard input (4 MiB), the nesting of
-JSON and YAML (500), the values in one document (500,000), what YAML aliases add to a
-document (200,000 nodes, 8 MiB of text), the length of one string (1 MiB), blocks (5,000)
+README's "Limits" table): the nesting of JSON and YAML (500), the values in one document
+(500,000), what YAML aliases add to a document (200,000 nodes, 8 MiB of text), the length of one string (1 MiB), blocks (5,000)
 and parameters (5,000) in one workflow, loops nested in loops (50), the nesting of one Jinja
 template (50) and of one Python code block (100). Each is checked before the work it guards,
 so a hostile file costs no more than a normal one. What was read before the limit is still
-reported.
+reported. A file (or standard input) over the ``file-bytes`` limit (4 MiB) is not read at
+all: that is WF006.
 
 **Why.** A real definition is a few kilobytes; a file over a limit is generated, broken or
 hostile, and checking it completely could take minutes and gigabytes. When a legitimate
@@ -34,7 +34,7 @@ import sys
 from ..checks import template_sites
 from ..document.limits import code_depth, exceeded
 
-CODE = "WF006"
+CODE = "WF007"
 NAME = "limit-exceeded"
 SEVERITY = "error"
 

@@ -1,0 +1,310 @@
+"""Which files a run reads, and why it leaves the others.
+
+Paths come from the command line: files (pre-commit names every staged YAML/JSON file) and
+directories (walked). The same rules hold however a path is typed, so ``wflint check .``,
+``wflint check $PWD`` and a hook naming files one by one see the same files:
+
+* ``include``, ``exclude`` and ``per-file-ignores`` globs have gitignore semantics
+  (``drafts/`` matches a directory at any depth, ``/drafts/`` only at the top, ``**`` spans
+  directories) and match the path relative to the configuration file's directory (the working
+  directory without one), whatever way the path was typed;
+* ``exclude`` holds for files named on the command line too (ruff's ``force-exclude``);
+* a walk skips hidden directories, ``node_modules``, ``__pycache__``, and files that
+  ``.gitignore`` ignores (``respect_gitignore``); it takes ``.yaml``, ``.yml`` and ``.json``
+  files only;
+* only regular files are read: FIFOs, devices and sockets are skipped, and so are symbolic
+  links that lead out of the directory being walked (unless ``follow_links``); a dangling
+  link, an unreadable entry or one that vanished mid-walk is a ``Problem``, which the run
+  reports as WF006 and goes on.
+
+Whether a file read is a workflow is decided by its content, later (``workflow.recognize``);
+``include`` declares files to be workflows whatever they hold.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import pathspec
+
+from .config import Config
+from .document.limits import DEFAULT as DEFAULT_LIMITS
+
+WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
+#: directories a walk never enters (version control, dependencies, caches)
+SKIPPED_DIRS = ("node_modules", "__pycache__")
+#: files larger than this are reported instead of parsed (a definition is a few KB)
+MAX_FILE_BYTES = DEFAULT_LIMITS.file_bytes  # the default of the 'file-bytes' limit
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A regular file to read. ``shown`` is the path as reported; ``declared`` says that an
+    ``include`` glob makes it a workflow whatever it holds."""
+
+    path: Path
+    shown: str
+    explicit: bool
+    declared: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An entry that should have been read and could not be (reported as WF006)."""
+
+    shown: str
+    message: str
+
+
+@dataclass
+class Discovery:
+    candidates: list[Candidate] = field(default_factory=list)
+    #: (path, reason) for every entry left alone, for ``--show-files``
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class Globs:
+    """The configuration's globs, matched relative to ``base`` with gitignore semantics."""
+
+    def __init__(self, config: Config, base: Path):
+        self.base = base
+        self.include = pathspec.GitIgnoreSpec.from_lines(config.include)
+        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
+        self.per_file = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
+                         for pattern, codes in config.per_file_ignores.items()]
+
+    def relative(self, path: Path) -> str | None:
+        """``path`` relative to the base, or None outside it (where no glob applies)."""
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+
+    def excluded(self, path: Path, is_dir: bool = False) -> bool:
+        rel = self.relative(path)
+        return rel is not None and rel != "." and self.exclude.match_file(rel + ("/" if is_dir else ""))
+
+    def included(self, path: Path) -> bool:
+        rel = self.relative(path)
+        return rel is not None and self.include.match_file(rel)
+
+    def ignored_codes(self, path: Path) -> list[str]:
+        rel = self.relative(path)
+        if rel is None:
+            return []
+        return [code for spec, codes in self.per_file if spec.match_file(rel) for code in codes]
+
+
+def base_dir(config: Config) -> Path:
+    """Where globs are anchored: the configuration file's directory, or the working directory."""
+    if config.source and Path(config.source).is_file():
+        return Path(os.path.abspath(config.source)).parent
+    return Path(os.path.abspath(os.getcwd()))
+
+
+def shown_path(path: Path) -> str:
+    """A path as reported: relative to the working directory when it lies below it (so
+    ``check .`` and ``check $PWD`` print the same), as given otherwise."""
+    if path.is_absolute():
+        try:
+            return path.relative_to(Path(os.path.abspath(os.getcwd()))).as_posix()
+        except ValueError:
+            return str(path)
+    return os.path.normpath(path).replace(os.sep, "/") if str(path) != "." else "."
+
+
+class _GitIgnores:
+    """The ``.gitignore`` files that apply to a path: those of its directory and its ancestors
+    up to the repository's top (the directory holding ``.git``). As in git (and ruff), outside a
+    repository nothing is ignored."""
+
+    def __init__(self, top: Path | None = None) -> None:
+        #: where the chain stops: the repository's top, or a directory asked for by name
+        self.top = top
+        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._chains: dict[Path, list[Path]] = {}
+
+    def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+        if directory not in self._specs:
+            try:
+                lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+                self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
+            except OSError:
+                self._specs[directory] = None
+        return self._specs[directory]
+
+    def _chain(self, directory: Path) -> list[Path]:
+        """``directory`` and its ancestors up to the repository's top, top first; [] outside."""
+        if directory not in self._chains:
+            if directory == self.top or (directory / ".git").exists():
+                self._chains[directory] = [directory]
+            elif directory.parent == directory:
+                self._chains[directory] = []
+            else:
+                above = self._chain(directory.parent)
+                self._chains[directory] = [*above, directory] if above else []
+        return self._chains[directory]
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        path = Path(os.path.abspath(path))
+        verdict = False
+        for d in self._chain(path.parent):  # the deepest .gitignore has the last word
+            spec = self._spec(d)
+            if spec is None:
+                continue
+            result = spec.check_file(path.relative_to(d).as_posix() + ("/" if is_dir else ""))
+            if result.include is not None:
+                verdict = result.include
+        return verdict
+
+
+def discover(paths: Iterable[str | Path], config: Config, *, respect_gitignore: bool = True,
+             follow_links: bool = False) -> Discovery:
+    """The files to read for ``paths``. A path that does not exist raises FileNotFoundError
+    (a usage error: the caller typed it)."""
+    globs = Globs(config, base_dir(config))
+    gitignores = _GitIgnores() if respect_gitignore else None
+    out = Discovery()
+    for p in paths:
+        path = Path(p)
+        if not os.path.lexists(path):
+            raise FileNotFoundError(f"no such file or directory: {p}")
+        if path.is_dir():
+            if globs.excluded(path, is_dir=True):
+                out.skipped.append((shown_path(path), "excluded by the configuration's exclude"))
+                continue
+            walk_ignores = gitignores
+            if gitignores is not None and gitignores.ignored(path, True):
+                # a directory asked for by name is walked even if ignored (as git and ripgrep
+                # do): only the .gitignore files inside it apply
+                walk_ignores = _GitIgnores(top=Path(os.path.abspath(path)))
+            _walk(path, Path(os.path.realpath(path)), globs, walk_ignores, follow_links, out)
+        else:
+            _named(path, globs, out)
+    return out
+
+
+def _named(path: Path, globs: Globs, out: Discovery) -> None:
+    shown = shown_path(path)
+    if globs.excluded(path):
+        out.skipped.append((shown, "excluded by the configuration's exclude"))
+        return
+    if _regular(path, shown, out, "not a regular file (use '-' to read standard input)"):
+        out.candidates.append(Candidate(path, shown, True, globs.included(path)))
+
+
+def _walk(top: Path, real_top: Path, globs: Globs, gitignores: _GitIgnores | None, follow_links: bool,
+          out: Discovery) -> None:
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            shown = shown_path(directory)
+            out.problems.append(Problem(shown, f"cannot read directory {shown}: {exc.strerror or exc}"))
+            continue
+        subdirs = []
+        for entry in entries:
+            for kind, item in _classify(entry, real_top, follow_links, globs, gitignores, out):
+                if kind == "dir":
+                    subdirs.append(item)
+                else:
+                    out.candidates.append(item)
+        stack.extend(reversed(subdirs))
+
+
+def _classify(entry: os.DirEntry, real_top: Path, follow_links: bool, globs: Globs,
+              gitignores: _GitIgnores | None, out: Discovery) -> Iterator[tuple[str, object]]:
+    path = Path(entry.path)
+    shown = shown_path(path)
+    try:
+        is_link = entry.is_symlink()
+        is_dir = entry.is_dir(follow_symlinks=True) if (follow_links or not is_link) else entry.is_dir(follow_symlinks=False)
+    except OSError as exc:
+        out.problems.append(Problem(shown, f"cannot read {shown}: {exc.strerror or exc}"))
+        return
+    if is_dir:
+        if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+            return  # not worth a line in --show-files: never workflows
+        if is_link and not follow_links:
+            out.skipped.append((shown, "a symbolic link to a directory (not followed)"))
+            return
+        if globs.excluded(path, is_dir=True):
+            out.skipped.append((shown + "/", "excluded by the configuration's exclude"))
+            return
+        if gitignores is not None and gitignores.ignored(path, True):
+            out.skipped.append((shown + "/", "ignored by .gitignore"))
+            return
+        yield "dir", path
+        return
+    if not entry.name.endswith(WORKFLOW_SUFFIXES) and not globs.included(path):
+        return  # other file types are not mentioned: there would be too many
+    if globs.excluded(path):
+        out.skipped.append((shown, "excluded by the configuration's exclude"))
+        return
+    if gitignores is not None and gitignores.ignored(path, False):
+        out.skipped.append((shown, "ignored by .gitignore"))
+        return
+    if is_link:
+        if not path.exists():
+            out.problems.append(Problem(shown, unreadable_reason(path, shown)))
+            return
+        target = Path(os.path.realpath(path))
+        if not follow_links and real_top not in target.parents:
+            out.skipped.append((shown, f"a symbolic link out of the walked directory (to {target}); name it to check it"))
+            return
+    if _regular(path, shown, out, "not a regular file (a FIFO, device or socket)"):
+        yield "file", Candidate(path, shown, False, globs.included(path))
+
+
+def _regular(path: Path, shown: str, out: Discovery, otherwise: str) -> bool:
+    """Whether ``path`` is a regular file; if not, it is recorded as a problem or a skip."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        out.problems.append(Problem(shown, unreadable_reason(path, shown, exc)))
+        return False
+    if not stat.S_ISREG(mode):
+        out.skipped.append((shown, otherwise))
+        return False
+    return True
+
+
+def unreadable_reason(path: Path, shown: str, exc: OSError | None = None) -> str:
+    """Why ``path`` cannot be read, in words: a dangling link says where it points."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"{shown} is a symbolic link to {os.readlink(path)!r}, which does not exist"
+    return f"cannot read {shown}: {(exc.strerror or exc) if exc else 'unknown error'}"
+
+
+def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file, refusing anything else and anything over the limit. The
+    type is checked on the open descriptor, so a file swapped for a FIFO after the walk
+    cannot block the run. Raises OSError (with a message a person can read) otherwise."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > limit:
+            raise TooLarge(info.st_size, limit)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise TooLarge(len(data), limit)
+    return data
+
+
+class TooLarge(OSError):
+    def __init__(self, size: int, limit: int = MAX_FILE_BYTES):
+        super().__init__(f"file is too large to be a workflow definition ({size} bytes): over the 'file-bytes' "
+                         f"limit of {limit} (raise it with --limit file-bytes=N or [limits] in .wflint.toml)")
+        self.size = size

@@ -1,0 +1,168 @@
+"""The service's stored form of a workflow, and the request it came from.
+
+GET and list answer a workflow as the service stores it: ids and timestamps at the top
+(``workflow_id``, ``organization_id``, ``workflow_permanent_id``, ``created_at`` ...), an
+``output`` parameter per block, ids and timestamps on every parameter, an
+``output_parameter`` object on every block, ``parameter_keys`` replaced by the full parameter
+objects, ``loop_over_parameter_key`` by a ``loop_over`` object, a context parameter's
+``source_parameter_key`` by a ``source`` object, and ids on branch conditions. Teams pull
+definitions into git this way (``skyvern workflow get --definition-file`` writes the stored
+definition under the request's top-level keys).
+
+``is_stored_form`` recognises it; ``to_request`` gives back the request the service would
+store the same way: every field the request model does not know is dropped, and the replaced
+fields get their request names back. What to keep comes from the declarative model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import model as M
+from ..document.nodes import Node
+
+#: top-level keys only the service writes
+SERVER_TOP_KEYS = ("workflow_id", "organization_id", "workflow_permanent_id", "created_at", "modified_at",
+                   "deleted_at")
+
+
+def _stored_definition(defn: Node | None) -> bool:
+    if defn is None or defn.kind != "map":
+        return False
+    for seq_key in ("blocks", "parameters"):
+        seq = defn.get(seq_key)
+        if seq is None or seq.kind != "seq":
+            continue
+        for item in seq.items:
+            if item.kind != "map":
+                continue
+            keys = item.keys()
+            # ids only the service writes (an output parameter alone is a request's mistake, WF208)
+            if "output_parameter" in keys or any(isinstance(k, str) and k.endswith("_parameter_id") for k in keys):
+                return True
+    return False
+
+
+def _exported_definition(defn: Node | None) -> bool:
+    """The stored definition with the ids taken out, as ``skyvern workflow get
+    --definition-file`` writes it: every stored definition key, and the stored head on every
+    block (``disable_cache`` on a wait block, ``model: null`` ...), which no author writes."""
+    if defn is None or defn.kind != "map":
+        return False
+    stored_keys = set(M.DEFINITION.extra["stored_keys"]) - set(M.DEFINITION.extra["stored_only_when_set"])
+    blocks = defn.get("blocks")
+    if not stored_keys <= set(defn.keys()) or blocks is None or blocks.kind != "seq" or not blocks.items:
+        return False
+    head = set(M.STORED_BLOCK_HEAD) - {"output_parameter"}
+    return all(b.kind == "map" and head <= set(b.keys()) for b in blocks.items)
+
+
+def is_stored_form(root: Node) -> bool:
+    """A mapping holding a workflow as the service answers it (or its stored definition, or
+    the definition exported from it) that holds something a request does not: converting it
+    changes it. (A converted file is not a stored form any more.)"""
+    if root.kind != "map":
+        return False
+    keys = root.keys()
+    if "workflow_definition" not in keys and not ("parameters" in keys and "blocks" in keys):
+        return False
+    defn = root.get("workflow_definition") or root
+    if not (any(k in keys for k in SERVER_TOP_KEYS) or _stored_definition(defn) or _exported_definition(defn)):
+        return False
+    data = root.to_data()
+    return to_request(data) != data
+
+
+def has_output_parameters(stored: Any) -> bool:
+    """Whether the stored definition lists output parameters (which a request may not)."""
+    defn = stored.get("workflow_definition", stored) if isinstance(stored, dict) else None
+    params = defn.get("parameters") if isinstance(defn, dict) else None
+    return isinstance(params, list) and any(isinstance(p, dict) and p.get("parameter_type") == "output" for p in params)
+
+
+def server_field_count(stored: Any, request: Any) -> int:
+    """How many values the conversion of ``stored`` into ``request`` dropped (for messages)."""
+    return _count(stored) - _count(request)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count(v) for v in value)
+    return 0
+
+
+def to_request(data: Any) -> Any:
+    """The create/update request for a stored workflow (plain data in, plain data out)."""
+    if not isinstance(data, dict):
+        return data
+    if "workflow_definition" not in data and "blocks" in data:
+        return _definition(data)
+    request_keys = M.known_keys(M.REQUEST)
+    out = {k: v for k, v in data.items() if k in request_keys}
+    if isinstance(out.get("workflow_definition"), dict):
+        out["workflow_definition"] = _definition(out["workflow_definition"])
+    return out
+
+
+def _definition(defn: dict[str, Any]) -> dict[str, Any]:
+    keys = M.known_keys(M.DEFINITION)
+    out = {k: v for k, v in defn.items() if k in keys}
+    params = out.get("parameters")
+    if isinstance(params, list):
+        out["parameters"] = [_parameter(p) for p in params
+                             if not (isinstance(p, dict) and p.get("parameter_type") == "output")]
+        out["parameters"] = [p for p in out["parameters"] if not _added_by_service(p)]
+    if isinstance(out.get("blocks"), list):
+        out["blocks"] = [_block(b) for b in out["blocks"]]
+    return out
+
+
+def _added_by_service(p: Any) -> bool:
+    # the platform SMTP secrets the service adds for a send_email block (and its placeholders)
+    return isinstance(p, dict) and p.get("parameter_type") == "aws_secret" and (
+        str(p.get("aws_key", "")).startswith("UNUSED_") or str(p.get("description", "")).startswith("Skyvern platform SMTP"))
+
+
+def _key_of(value: Any) -> Any:
+    return value.get("key") if isinstance(value, dict) else value
+
+
+def _inverse_replaces(model: M.ObjectModel) -> dict[str, str]:
+    return {stored: request for request, stored in model.extra.get("stored_replaces", {}).items()}
+
+
+def _request_fields(obj: dict[str, Any], model: M.ObjectModel) -> dict[str, Any]:
+    """The fields of a stored block or parameter that its request model knows, the replaced
+    ones under their request names (a null or the service's own placeholder is omitted)."""
+    replaced = _inverse_replaces(model)
+    keys = M.known_keys(model)
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        if k in replaced:
+            if v is not None and not _added_by_service(v):
+                out[replaced[k]] = _key_of(v)
+        elif k == "parameters" and "parameter_keys" in keys:
+            out["parameter_keys"] = [_key_of(p) for p in v or []]
+        elif k in keys:
+            out[k] = v
+    return out
+
+
+def _parameter(p: Any) -> Any:
+    model = M.PARAMETER_TYPES.get(p.get("parameter_type")) if isinstance(p, dict) else None
+    return p if model is None else _request_fields(p, model)
+
+
+def _block(b: Any) -> Any:
+    model = M.BLOCK_TYPES.get(b.get("block_type")) if isinstance(b, dict) else None
+    if model is None:
+        return b
+    out = _request_fields(b, model)
+    if isinstance(out.get("loop_blocks"), list):
+        out["loop_blocks"] = [_block(child) for child in out["loop_blocks"]]
+    if isinstance(out.get("branch_conditions"), list):
+        out["branch_conditions"] = [{k: v for k, v in c.items() if k != "id"} if isinstance(c, dict) else c
+                                    for c in out["branch_conditions"]]
+    return out

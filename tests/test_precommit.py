@@ -1,0 +1,89 @@
+"""The README's pre-commit setup, run with the real ``pre-commit`` tool in a scratch git
+repository that looks like a real one: it passes with valid workflows and fails on a broken
+one only, naming it. The hook comes from the shipped ``.pre-commit-hooks.yaml`` (its entry
+and file types), as ``repo: local`` with ``language: system`` so that the test needs no
+network (the README says how the real snippet differs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_discovery import BROKEN, NOT_WORKFLOWS, VALID, write
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pre_commit() -> str:
+    exe = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
+    if not Path(exe).exists():
+        pytest.skip("pre-commit is not installed (it is in the test extra)")
+    return exe
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"})
+
+
+def _config() -> str:
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]
+    local = {**hook, "language": "system",
+             "entry": f"{Path(sys.executable).with_name('wflint')} {hook['entry'].split(' ', 1)[1]}"}
+    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]}, sort_keys=False)
+
+
+def _run(repo: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home")}
+    return subprocess.run([_pre_commit(), "run", "--all-files", "--color", "never"], cwd=repo,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_hook_passes_on_valid_workflows_and_fails_only_on_the_broken_one(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    write(repo, {**NOT_WORKFLOWS, ".pre-commit-config.yaml": _config(), ".wflint.toml": 'exclude = ["drafts/"]\n',
+                 "workflows/orders.yaml": VALID, "workflows/typo_free.json": '{"title": "t", "workflow_definition": '
+                 '{"parameters": [], "blocks": []}}\n', "workflows/drafts/wip.yaml": BROKEN,
+                 "workflows/drafts/wip2.yaml": "title: [\n"})
+    _git(repo, "add", "-A")
+    passed = _run(repo)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "wflint" in passed.stdout and "Passed" in passed.stdout
+
+    write(repo, {"workflows/broken.yaml": BROKEN})
+    _git(repo, "add", "-A")
+    failed = _run(repo)
+    assert failed.returncode == 1
+    findings = [line for line in failed.stdout.splitlines() if ": WF" in line]
+    assert findings == [line for line in findings if line.startswith("workflows/broken.yaml:")] and findings
+    assert "no workflow files found" not in failed.stdout  # one run over all files, not batches
+
+
+@pytest.mark.release
+def test_the_readme_snippet_as_written_with_this_repository_as_the_repo(tmp_path):
+    """The README's snippet itself: pre-commit clones this repository at the current commit
+    and installs it with the shipped .pre-commit-hooks.yaml (needs the package index)."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    config = f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: wflint\n"
+    write(repo, {**NOT_WORKFLOWS, ".pre-commit-config.yaml": config, ".wflint.toml": 'exclude = ["drafts/"]\n',
+                 "workflows/orders.yaml": VALID, "workflows/drafts/wip.yaml": BROKEN})
+    _git(repo, "add", "-A")
+    passed = _run(repo)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    write(repo, {"workflows/broken.yaml": BROKEN})
+    _git(repo, "add", "-A")
+    failed = _run(repo)
+    findings = [line for line in failed.stdout.splitlines() if ": WF" in line]
+    assert failed.returncode == 1 and findings and all(f.startswith("workflows/broken.yaml:") for f in findings)
