@@ -80,7 +80,7 @@ def server(tmp_path_factory):
     if node is None:
         pytest.skip("Node.js is not installed: the editor test needs it to run yaml-language-server")
     if not SERVER.exists():
-        pytest.fail("yaml-language-server is not installed: run `npm ci --prefix tools/yaml-language-server` (.ci/run does)")
+        pytest.fail("yaml-language-server is not installed: run `npm ci --prefix tools/yaml-language-server` (tools/install-test-tools.sh does)")
     workspace = tmp_path_factory.mktemp("repo")
     (workspace / "workflows").mkdir()
     (workspace / "schemas").mkdir()

@@ -1,6 +1,6 @@
 """``wflint graph``: golden pictures, the real parsers of both syntaxes, escaping, the CLI.
 
-DOT goes through Graphviz's ``dot`` (installed by ``.ci/run``), which must read it without a
+DOT goes through Graphviz's ``dot`` (installed by ``tools/install-test-tools.sh``), which must read it without a
 single warning; Mermaid goes through Mermaid's own parser, run in Node from ``tests/mermaid``
 (``npm ci`` there). Both checks compare the texts the parsers read with the texts drawn, so
 an escaping mistake shows as a difference, not only as a syntax error.
@@ -38,7 +38,7 @@ def _dot_exe() -> str:
     if exe is None:
         if os.environ.get("CI"):
             pytest.fail("Graphviz's dot is missing in CI: .ci/run should have installed it")
-        pytest.skip("Graphviz's dot is not installed (apt-get install graphviz); .ci/run installs it")
+        pytest.skip("Graphviz's dot is not installed (apt-get install graphviz); tools/install-test-tools.sh installs it")
     return exe
 
 
@@ -77,7 +77,7 @@ def mermaid_parser():
     if shutil.which("node") is None:
         pytest.skip("Node.js is not installed: Mermaid's parser runs in Node (see tests/mermaid)")
     if not (MERMAID_DIR / "node_modules" / "mermaid").is_dir():
-        pytest.fail("Mermaid is not installed for the tests: run `npm ci` in tests/mermaid (.ci/run does)")
+        pytest.fail("Mermaid is not installed for the tests: run `npm ci` in tests/mermaid (tools/install-test-tools.sh does)")
     parser = MermaidParser()
     yield parser
     parser.close()

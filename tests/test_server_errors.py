@@ -143,10 +143,14 @@ def test_yaml_model_errors_are_the_string_form(client, wpid):
 
 
 def test_yaml_that_is_not_a_mapping_is_a_clear_422(client, wpid):
-    for text, shown in (("- a\n", "input_type=list"), ("5\n", "int"), ("~\n", "None")):
+    # the service calls dict() on the document and fails with a 500 (checked against 1.0.56)
+    for text in ("- a\n", "5\n", "~\n"):
         r = post(client, wpid, {"yaml_definition": text})
         assert r.status_code == 422
-        assert r.json() == {"detail": "Input should be a valid dictionary or instance of WorkflowCreateYAMLRequest"}
+        assert "must hold a mapping" in r.json()["detail"]
+    # ... which turns a list holding one two-key mapping into {first key: second key}
+    r = post(client, wpid, {"yaml_definition": "- {title: t, workflow_definition: x}\n"})
+    assert (r.status_code, r.json()) == (422, {"detail": "workflow_definition: Field required"})
 
 
 def test_yaml_sanitizer_and_timestamps(client, wpid):

@@ -130,9 +130,11 @@ def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow
     recognition = recognize(root, source.text)
     if require_workflow and not recognition.is_workflow:
         return FileResult(None, recognition.reason)
-    diags = list(parsed.diagnostics)
+    chosen = parsed.format if config.mode == "auto" else config.mode
+    diags = list(parsed.diagnostics) if chosen != "yaml" else [
+        unwrap.with_yaml_root_verdict(d, root) for d in parsed.diagnostics]
     if root is not None and root.kind == "map":
-        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.limits)
+        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version, config.limits)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
@@ -389,10 +391,10 @@ def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = F
     from .document.data_tree import node_tree
 
     root = node_tree(request)
-    if mode == "yaml" and not sanitized:
-        wf = unwrap.workflow_for("<request>", "yaml", root)
-    else:
-        wf = view.build("<request>", mode, root, request)
     config = config or Config()
+    if mode == "yaml" and not sanitized:
+        wf = unwrap.workflow_for("<request>", "yaml", root, release=config.target_version)
+    else:
+        wf = view.build("<request>", mode, root, request, release=config.target_version)
     diags = finalize(run_rules(wf, active_rules(config)))
     return Evaluation(wf, diags)

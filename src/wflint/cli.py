@@ -62,6 +62,12 @@ def _split_lines(data: bytes) -> list[str] | None:
     return split_lines(source.text)
 
 
+def _version_message() -> str:
+    from .model.releases import NEWEST, RELEASES
+
+    return f"%(prog)s %(version)s (models service releases {', '.join(RELEASES)}; default target {NEWEST})"
+
+
 class _LazyGroup(click.Group):
     """A group whose heavier subcommands are imported on first use."""
 
@@ -77,7 +83,7 @@ class _LazyGroup(click.Group):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="wflint")
+@click.version_option(__version__, prog_name="wflint", message=_version_message())
 def main() -> None:
     """wflint: lint Skyvern workflow definitions offline, and mock the service API."""
 
@@ -106,9 +112,10 @@ def main() -> None:
 @click.option("--show-settings", is_flag=True, help="Print the resolved settings (configuration file and options) and exit.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
 @click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
+@click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
 def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
           output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
-          follow_links) -> None:
+          follow_links, target_version) -> None:
     """Check workflow files and directories ('-' reads standard input; no path means '.').
 
     Only files whose content is a workflow are checked, however they are named; `--show-files`
@@ -127,6 +134,8 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.mode = mode
         if limits:
             cfg.limits = with_limits(cfg.limits, _limit_values(limits), "--limit")
+        if target_version:
+            cfg.target_version = target_version
         if respect_gitignore is not None:
             cfg.respect_gitignore = respect_gitignore
         cfg.validate()
@@ -277,18 +286,26 @@ def lsp() -> None:
 @main.command()
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
-def schema(output: Path, check_only: bool) -> None:
+@click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose schemas to write [default: the newest modelled].")
+def schema(output: Path, check_only: bool, target_version: str | None) -> None:
     """Generate the JSON Schemas from the request model."""
     from .model import schema as schema_mod
+    from .model.releases import UnknownRelease, check_release
 
+    if target_version is not None:
+        try:
+            check_release(target_version)
+        except UnknownRelease as exc:
+            click.echo(f"wflint: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
     if check_only:
-        stale = schema_mod.stale(output)
+        stale = schema_mod.stale(output, target_version)
         if stale:
             click.echo(f"wflint: stale or missing schemas in {output}: {', '.join(stale)} (run `wflint schema`)", err=True)
             sys.exit(EXIT_FINDINGS)
         click.echo(f"schemas in {output} are up to date")
         return
-    for path in schema_mod.write(output):
+    for path in schema_mod.write(output, target_version):
         click.echo(f"wrote {path}")
 
 

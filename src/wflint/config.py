@@ -10,6 +10,7 @@ Keys (all optional)::
     include = ["flows/**"]     # files that are workflows whatever they hold
     exclude = ["drafts/"]      # files and directories never checked, walked or named
     respect-gitignore = true   # a walk skips what .gitignore ignores
+    target-version = "1.0.55"  # the service release to judge by (default: the newest modelled)
     [per-file-ignores]         # rules ignored in the files a glob matches
     "legacy/**" = ["WF213"]
     [severity]                 # per-rule severity overrides
@@ -51,6 +52,8 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)
     limits: Limits = DEFAULT_LIMITS
     source: str | None = None
+    #: the service release to judge by; None means the newest release wflint models
+    target_version: str | None = None
 
     def validate(self) -> "Config":
         from .rules import lookup, registry
@@ -61,6 +64,13 @@ class Config:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if not self.select:
             raise ConfigError("select is empty, which would turn every rule off (use ALL, codes, prefixes or names)")
+        if self.target_version is not None:
+            from .model.releases import UnknownRelease, check_release
+
+            try:
+                check_release(self.target_version)
+            except UnknownRelease as exc:
+                raise ConfigError(f"target-version: {exc}") from None
         for sel in [*self.select, *self.ignore]:
             s = sel.strip()
             if not s:
@@ -82,7 +92,7 @@ class Config:
 
 
 _KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "include", "per-file-ignores", "respect-gitignore",
-         "severity", "limits"}
+         "severity", "target-version", "limits"}
 
 
 def from_table(table: dict[str, Any], origin: str) -> Config:
@@ -113,7 +123,7 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
             isinstance(v, list) and all(isinstance(x, str) for x in v) for v in pfi.values()):
         raise ConfigError(f"{origin}: 'per-file-ignores' must be a table of \"glob\" = [\"rule\", ...]")
     cfg.per_file_ignores = dict(pfi)
-    for key, attr in (("fail-level", "fail_level"), ("mode", "mode")):
+    for key, attr in (("fail-level", "fail_level"), ("mode", "mode"), ("target-version", "target_version")):
         if key in table:
             if not isinstance(table[key], str):
                 raise ConfigError(f"{origin}: '{key}' must be a string")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..model import schema
-from ..model.validators import lint_schema, validator
+from ..model.validators import _defs, lint_schema, validator
 from .fast_validation import surely_valid
 
 if TYPE_CHECKING:
@@ -34,15 +34,16 @@ class Finding:
 # ------------------------------------------------------------------------------ findings
 
 
-def findings(request: Any, root_def: str, parts: Iterable[tuple[Path, str, dict[str, Any]]] = ()) -> list[Finding]:
+def findings(request: Any, root_def: str, parts: Iterable[tuple[Path, str, dict[str, Any]]] = (),
+             version: str | None = None) -> list[Finding]:
     """Validate ``request`` against ``root_def`` (blocks and parameters shallowly) and each
     ``(path, def, data)`` in ``parts`` (every typed block and parameter), and map every error
     to a finding. A document the compiled validator accepts skips the error tree."""
     out: list[Finding] = []
     for base, def_name, data in ((), root_def, request), *parts:
-        if surely_valid(lint_schema(def_name), data):
+        if surely_valid(lint_schema(def_name, version), data):
             continue
-        for err in validator(def_name).iter_errors(data):
+        for err in validator(def_name, version).iter_errors(data):
             out.extend(_map_error(err, base))
     return out
 

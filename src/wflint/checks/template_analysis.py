@@ -379,3 +379,15 @@ def mask_python_comments(code: str) -> str:
         else:
             i += 1
     return "".join(out)
+
+
+def compile_error(text: str) -> tuple[str, int] | None:
+    """(message, line) when Jinja parses ``text`` but cannot compile it (an unknown filter or
+    test: "No filter named 'x'."), as the service's compile of a code block finds; else None."""
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        ENV.compile(text)
+    except TemplateSyntaxError as exc:
+        return exc.message or str(exc), exc.lineno or 1
+    return None

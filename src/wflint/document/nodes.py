@@ -42,6 +42,21 @@ class Node:
     #: for scalars: the raw text of the scalar in the source (used by WF004 and template mapping)
     raw: str | None = None
 
+    def at(self, path: tuple) -> "Node | None":
+        """The node at ``path`` (mapping keys and sequence indexes) below this one, exactly:
+        None when a step is missing."""
+        node: Node | None = self
+        for part in path:
+            if node is None:
+                return None
+            if node.kind == "map" and isinstance(part, str):
+                node = node.get(part)
+            elif node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
+                node = node.items[part]
+            else:
+                return None
+        return node
+
     # -- mapping helpers -------------------------------------------------------------------
     def get(self, key: str) -> "Node | None":
         """The value node of ``key`` (the last one, as the service keeps the last duplicate)."""

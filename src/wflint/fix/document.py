@@ -100,20 +100,6 @@ def _get(node: Node | None, key: str) -> Node | None:
     return node.get(key) if node is not None and node.kind == "map" else None
 
 
-def _node_at(root: Node, path: Path_) -> Node | None:
-    node: Node | None = root
-    for part in path:
-        if node is None:
-            return None
-        if node.kind == "map" and isinstance(part, str):
-            node = node.get(part)
-        elif node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
-            node = node.items[part]
-        else:
-            return None
-    return node
-
-
 def _blocks(def_node: Node | None) -> Iterator[tuple[Path_, Node]]:
     """Every block mapping of the ``workflow_definition`` node, depth first (a block, then its
     ``loop_blocks``), as the sanitizer walks them."""

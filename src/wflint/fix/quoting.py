@@ -22,7 +22,7 @@ from ..document.nodes import Node
 from ..workflow.unwrap import workflow_for
 from ..workflow.view import modeled_objects
 from ..checks.yaml11 import yaml11_reading
-from .document import _blocks, _get, _node_at, _pairs
+from .document import _blocks, _get, _pairs
 from .edits import _Edit, _Fixer, _Unsafe, _check_outer
 
 def _yaml11_trap(node: Node) -> str | None:
@@ -47,7 +47,7 @@ def quote_traps(fixer: _Fixer) -> None:
         elif any(path[: len(g)] == g for g in guessed):
             continue  # an object inside a loop child of guessed type
         for f in fields:
-            node = _node_at(root, path + (f.name,))
+            node = root.at(path + (f.name,))
             if node is None:
                 continue
             typ = f.type
@@ -68,7 +68,7 @@ def quote_traps(fixer: _Fixer) -> None:
                 _quote(fixer, node, name)
     for p in wf.params:
         if p.type == "workflow" and p.data.get("workflow_parameter_type") == "string":
-            node = _node_at(root, p.path + ("default_value",))
+            node = root.at(p.path + ("default_value",))
             if node is not None:
                 _quote(fixer, node, "default_value of a string parameter")
 

@@ -30,7 +30,7 @@ from lsprotocol import types as lsp
 from .. import model
 from ..model import types as t
 from ..workflow.view import Block, Workflow
-from .documents import REFERENCE_FIELDS, Document, block_at, locate, names, node_at
+from .documents import REFERENCE_FIELDS, Document, block_at, locate, names
 from .knowledge import field_markdown, object_at, type_text
 
 _PROBE = "wflint_completion_probe"
@@ -187,7 +187,7 @@ def _value_items(doc: Document, offset: int, line_no: int, key: str, partial: st
 
 
 def _written_label(wf: Workflow, b: Block) -> str | None:
-    n = node_at(wf.root, b.path + ("label",)) if wf.root is not None else None
+    n = wf.root.at(b.path + ("label",)) if wf.root is not None else None
     return n.value if n is not None and n.is_str() and n.value.strip() else None
 
 
@@ -293,7 +293,7 @@ def _field_items(doc: Document, offset: int, line_no: int, partial: str, json: b
     if found is None:
         return []
     what, tag, fields = found
-    node = node_at(wf.root, container)
+    node = wf.root.at(container)
     present = {k.value for k, _ in node.pairs} if node is not None and node.kind == "map" else set()
     indent = " " * (len(doc.lines.line_text(line_no)) - len(doc.lines.line_text(line_no).lstrip(" -")))
     out = []

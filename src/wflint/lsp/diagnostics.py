@@ -22,7 +22,7 @@ from ..config import Config
 from ..diagnostics import Diagnostic
 from ..report.links import rule_anchor, rule_doc_url
 from ..workflow import routing
-from .documents import Document, looks_like_workflow, names, node_at
+from .documents import Document, looks_like_workflow, names
 
 SEVERITY = {
     "error": lsp.DiagnosticSeverity.Error,
@@ -161,7 +161,7 @@ def _cycle(doc: Document, offset: int) -> Places:
                 continue
             loop, members = routing.scopes(wf)[scope_index]
             by_label = {b.label: b for b in members if b.label is not None}
-            where = node_at(wf.root, routing.edge_path(finding.edge, by_label))
+            where = wf.root.at(routing.edge_path(finding.edge, by_label))
             if where is None or not where.start.offset <= offset <= where.end.offset:
                 continue
             edges = {(e.source, e.target): e for e in routing.edges_of([routing.scope_block(b) for b in members])}
@@ -170,9 +170,9 @@ def _cycle(doc: Document, offset: int) -> Places:
             for i, a in enumerate(cycle):
                 b = cycle[(i + 1) % len(cycle)]
                 edge = edges.get((a, b))
-                node = node_at(wf.root, routing.edge_path(edge, by_label)) if edge is not None else None
+                node = wf.root.at(routing.edge_path(edge, by_label)) if edge is not None else None
                 if node is None and a in by_label:
-                    node = node_at(wf.root, by_label[a].path + ("label",))
+                    node = wf.root.at(by_label[a].path + ("label",))
                 if node is not None:
                     out.append(((node.start.offset, node.end.offset), f"{a} → {b}"))
             return out

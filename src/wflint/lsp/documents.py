@@ -128,21 +128,6 @@ class Document:
 # =========================================================================== the tree at an offset
 
 
-def node_at(root: Node, path: Path_) -> Node | None:
-    """The node at ``path`` exactly (None when a step is missing)."""
-    node: Node | None = root
-    for part in path:
-        if node is None:
-            return None
-        if node.kind == "map" and isinstance(part, str):
-            node = node.get(part)
-        elif node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
-            node = node.items[part]
-        else:
-            return None
-    return node
-
-
 def locate(root: Node, offset: int) -> tuple[Path_, Node, bool] | None:
     """(path, node, is_key) of the innermost node holding ``offset``; for a key, the path of
     its value. None when the offset is outside the tree."""
@@ -205,11 +190,11 @@ def names(wf: Workflow) -> Names:
     out = Names()
     if wf.root is not None:
         for b in wf.all_blocks:
-            n = node_at(wf.root, b.path + ("label",))
+            n = wf.root.at(b.path + ("label",))
             if n is not None and n.is_str():
                 out.labels.setdefault(n.value, []).append((b, n))
         for p in wf.params:
-            n = node_at(wf.root, p.path + ("key",))
+            n = wf.root.at(p.path + ("key",))
             if n is not None and n.is_str():
                 out.keys.setdefault(n.value, []).append((p, n))
     wf.cache["lsp_names"] = out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from ..workflow.view import Block
-from .documents import Document, node_at
+from .documents import Document
 
 
 def symbols(doc: Document) -> list[lsp.DocumentSymbol]:
@@ -14,21 +14,21 @@ def symbols(doc: Document) -> list[lsp.DocumentSymbol]:
         if wf.root is None or wf.schema_only:
             continue
         for p in wf.params:
-            node = node_at(wf.root, p.path)
+            node = wf.root.at(p.path)
             if node is None:
                 continue
-            key = node_at(wf.root, p.path + ("key",))
+            key = wf.root.at(p.path + ("key",))
             name = key.value if key is not None and key.is_str() and key.value.strip() else f"parameter {p.index + 1}"
             out.append(_symbol(doc, name, p.type or "parameter", lsp.SymbolKind.Variable, node, key, []))
-        out.extend(_block(doc, wf, b) for b in wf.blocks if node_at(wf.root, b.path) is not None)
+        out.extend(_block(doc, wf, b) for b in wf.blocks if wf.root.at(b.path) is not None)
     return out
 
 
 def _block(doc: Document, wf, b: Block) -> lsp.DocumentSymbol:
-    node = node_at(wf.root, b.path)
-    label = node_at(wf.root, b.path + ("label",))
+    node = wf.root.at(b.path)
+    label = wf.root.at(b.path + ("label",))
     name = label.value if label is not None and label.is_str() and label.value.strip() else f"({b.tag or 'block'})"
-    children = [_block(doc, wf, c) for c in b.children if node_at(wf.root, c.path) is not None]
+    children = [_block(doc, wf, c) for c in b.children if wf.root.at(c.path) is not None]
     kind = lsp.SymbolKind.Namespace if b.is_loop else lsp.SymbolKind.Function
     return _symbol(doc, name, b.tag or "block", kind, node, label, children)
 

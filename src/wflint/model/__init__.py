@@ -6,32 +6,36 @@ generates the JSON Schemas, ``validators`` compiles them once per process, and `
 values as the service's lax model does. Everything else in wflint (rules, fixer, mock server)
 reads field knowledge from here: ``BLOCK_TYPES`` and ``PARAMETER_TYPES`` by tag in the service's order, ``OBJECTS`` by
 ``ObjectModel.name``, and a few helpers.
+
+One declaration describes several service releases: ``release(X)`` is the view of release X
+(``releases`` explains the since/until marks); the module-level names are the newest
+release's view.
 """
 
 from __future__ import annotations
 
-from . import enums
-from .blocks import COMMON_BLOCK_FIELDS, STORED_BLOCK_HEAD, TASK_STYLE_STORED_FIELDS
-from .blocks_io import IO_MODELS
-from .blocks_other import OTHER_MODELS
-from .blocks_task import TASK_STYLE_MODELS
-from .parameters import PARAMETER_MODELS
-from .toplevel import DEFINITION, ENVELOPE, REQUEST, TOPLEVEL_OBJECTS
+from . import enums, releases, types
+from .blocks import STORED_BLOCK_HEAD, TASK_STYLE_STORED_FIELDS
+from .release_view import Release, release
+from .releases import NEWEST, RELEASES, UnknownRelease
 from .types import Array, Field, ObjectModel, Ref, Union
 
-_ALL_BLOCKS = {m.tag: m for m in (*TASK_STYLE_MODELS, *OTHER_MODELS, *IO_MODELS)}
+#: the newest modelled release; the module-level names below are its view
+NEWEST_RELEASE: Release = release(NEWEST)
 
 #: tag → block model, in the service's tag order (§5.1)
-BLOCK_TYPES: dict[str, ObjectModel] = {tag: _ALL_BLOCKS[tag] for tag in enums.BLOCK_TYPE.values}
+BLOCK_TYPES: dict[str, ObjectModel] = NEWEST_RELEASE.BLOCK_TYPES
 
 #: tag → parameter model, in the service's tag order (§4.1)
-PARAMETER_TYPES: dict[str, ObjectModel] = {m.tag: m for m in PARAMETER_MODELS}  # type: ignore[misc]
+PARAMETER_TYPES: dict[str, ObjectModel] = NEWEST_RELEASE.PARAMETER_TYPES
 
 #: every named object by ``ObjectModel.name``: the nested request objects first, then the
 #: block and parameter models (which are tagged; their ``name`` is the service class name)
-OBJECTS: dict[str, ObjectModel] = {
-    m.name: m for m in (*TOPLEVEL_OBJECTS, *BLOCK_TYPES.values(), *PARAMETER_TYPES.values())
-}
+OBJECTS: dict[str, ObjectModel] = NEWEST_RELEASE.OBJECTS
+COMMON_BLOCK_FIELDS: tuple[Field, ...] = NEWEST_RELEASE.COMMON_BLOCK_FIELDS
+REQUEST: ObjectModel = NEWEST_RELEASE.REQUEST
+DEFINITION: ObjectModel = NEWEST_RELEASE.DEFINITION
+ENVELOPE: ObjectModel = NEWEST_RELEASE.ENVELOPE
 
 #: parameter keys a user may not declare (§4.4), in the reference's order; ``<label>_output``
 #: keys are reserved too
@@ -64,27 +68,21 @@ LOOP_VARIABLES: tuple[str, ...] = ("current_item", "current_value", "current_ind
 
 
 def block_fields(tag: str) -> tuple[Field, ...]:
-    """The common block fields followed by the type's own fields. KeyError for unknown tags."""
-    return (*COMMON_BLOCK_FIELDS, *BLOCK_TYPES[tag].fields)
+    """The common block fields followed by the type's own fields (newest release)."""
+    return NEWEST_RELEASE.block_fields(tag)
 
 
 def _is_block(m: ObjectModel) -> bool:
-    return m.tag is not None and BLOCK_TYPES.get(m.tag) is m
+    return NEWEST_RELEASE.is_block(m)
 
 
 def _is_parameter(m: ObjectModel) -> bool:
-    return m.tag is not None and PARAMETER_TYPES.get(m.tag) is m
+    return NEWEST_RELEASE.is_parameter(m)
 
 
 def known_keys(model: ObjectModel) -> set[str]:
-    """Keys the service reads on this object: its fields, plus the discriminator and the
-    common block fields for tagged models. Any other key is dropped silently by the service."""
-    keys = set(model.field_names)
-    if _is_block(model):
-        keys |= {f.name for f in COMMON_BLOCK_FIELDS} | {"block_type"}
-    elif _is_parameter(model):
-        keys.add("parameter_type")
-    return keys
+    """Keys the newest release reads on this object (see ``Release.known_keys``)."""
+    return NEWEST_RELEASE.known_keys(model)
 
 
 def templated_fields() -> list[tuple[str, str, str]]:
@@ -118,6 +116,7 @@ def ref_targets() -> set[str]:
 
 
 __all__ = [
+    "NEWEST", "NEWEST_RELEASE", "RELEASES", "Release", "UnknownRelease", "release", "releases", "types",
     "BLOCKS_WITHOUT_PARAMETER_KEYS", "BLOCK_TYPES", "COMMON_BLOCK_FIELDS", "DEFINITION",
     "ENVELOPE", "LOOP_VARIABLES", "OBJECTS", "PARAMETER_TYPES", "REQUEST",
     "RESERVED_PARAMETER_KEYS", "RUNTIME_VARIABLES", "STORED_BLOCK_HEAD", "TASK_STYLE_STORED_FIELDS",

@@ -81,11 +81,18 @@ def llm_key() -> Field:
                 "LLM key; blank → null, ignored with model, templates kept, unknown dropped.")
 
 
-def engine_fields() -> tuple[Field, ...]:
+def engine_fields(since: str | None = None) -> tuple[Field, ...]:
+    """``engine`` (before 1.0.55 a non-null field with default skyvern-1.0, on the types that
+    had it then) and ``engine_pinned`` (from 1.0.56). ``since`` marks a type that got
+    ``engine`` later."""
+    old = () if since is not None else (
+        F("engine", E.RUN_ENGINE, "Agent engine.", default="skyvern-1.0", until="1.0.55"),)
     return (
+        *old,
         F("engine", E.RUN_ENGINE, "Agent engine; null = the service default.",
-          nullable=True, default=None),
-        flag("engine_pinned", False, "True only when skyvern-1.0 was chosen explicitly."),
+          nullable=True, default=None, since=since or "1.0.55"),
+        flag("engine_pinned", False, "True only when skyvern-1.0 was chosen explicitly.",
+             since="1.0.56"),
     )
 
 
@@ -115,8 +122,8 @@ def max_retries() -> Field:
     return F("max_retries", Int(), "Retries of the block.", default=0)
 
 
-def max_steps_per_run(description: str = "Step limit of one attempt.") -> Field:
-    return F("max_steps_per_run", Int(), description, nullable=True, default=None)
+def max_steps_per_run(description: str = "Step limit of one attempt.", since: str | None = None) -> Field:
+    return F("max_steps_per_run", Int(), description, nullable=True, default=None, since=since)
 
 
 def disable_cache() -> Field:
@@ -134,7 +141,7 @@ def storage_fields(azure_folder_path: bool) -> tuple[Field, ...]:
         text("aws_access_key_id", "AWS access key id."),
         text("aws_secret_access_key", "AWS secret access key."),
         text("region_name", "AWS region."),
-        text("endpoint_url", "S3-compatible endpoint; blank → null."),
+        text("endpoint_url", "S3-compatible endpoint; blank → null.", since="1.0.55"),
         text("azure_storage_account_name", "Azure storage account."),
         text("azure_storage_account_key", "Azure storage account key."),
         text("azure_blob_container_name", "Azure blob container."),
@@ -156,8 +163,10 @@ def storage_fields(azure_folder_path: bool) -> tuple[Field, ...]:
 
 
 def block(tag: str, class_name: str, description: str, fields: tuple[Field, ...],
-          notes: tuple[str, ...] = (), **extra: Any) -> ObjectModel:
-    """Declare one block type. ``stored_parameters`` defaults to "has parameter_keys"."""
+          notes: tuple[str, ...] = (), since: str | None = None, until: str | None = None,
+          **extra: Any) -> ObjectModel:
+    """Declare one block type. ``stored_parameters`` defaults to "has parameter_keys";
+    ``since``/``until`` mark the releases that have the type (see ``releases``)."""
     own = tuple(fields)
     extra.setdefault("stored_parameters", any(f.name == "parameter_keys" for f in own))
     return ObjectModel(
@@ -169,4 +178,6 @@ def block(tag: str, class_name: str, description: str, fields: tuple[Field, ...]
         class_name=class_name,
         notes=tuple(notes),
         extra=dict(extra),
+        since=since,
+        until=until,
     )

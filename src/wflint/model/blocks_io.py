@@ -66,26 +66,33 @@ SMTP_PLATFORM_AWS_KEYS: dict[str, str] = {
 SEND_EMAIL = block(
     "send_email", "SendEmailBlockYAML", "Send an e-mail.",
     (
+        # before 1.0.55 the four override keys were required strings
+        *(F(key, Str(), f"Parameter key of the {slot.split('_', 1)[1]} secret.", required=True,
+            reference="parameter", until="1.0.55") for slot, key in SMTP_SLOTS.items()),
         *(opt_str(key, f"Override parameter key for the {slot.split('_', 1)[1]} secret.",
-                  reference="parameter") for slot, key in SMTP_SLOTS.items()),
-        opt_str("custom_smtp_host", "A non-blank value switches the block to custom SMTP."),
+                  reference="parameter", since="1.0.55") for slot, key in SMTP_SLOTS.items()),
+        opt_str("custom_smtp_host", "A non-blank value switches the block to custom SMTP.",
+                since="1.0.55"),
         F("custom_smtp_port", Int(ge=1, le=65535), "Custom SMTP port.", nullable=True,
-          default=None),
-        opt_str("custom_smtp_username", "Custom SMTP user."),
-        opt_str("custom_smtp_password", "Custom SMTP password."),
+          default=None, since="1.0.55"),
+        opt_str("custom_smtp_username", "Custom SMTP user.", since="1.0.55"),
+        opt_str("custom_smtp_password", "Custom SMTP password.", since="1.0.55"),
+        F("sender", Str(), "Sender address.", required=True, templated="text", until="1.0.56"),
         F("sender", Str(), "Sender address; the key must be present unless transport is gmail.",
-          default="", templated="text"),
+          default="", templated="text", since="1.0.56"),
         F("recipients", Array(Str()), "Recipient addresses.", required=True, templated="text"),
         F("subject", Str(), "E-mail subject.", required=True, templated="text"),
         F("body", Str(), "E-mail body.", required=True, templated="text"),
-        F("body_format", E.EMAIL_BODY_FORMAT, "Body format.", default="text"),
+        F("body_format", E.EMAIL_BODY_FORMAT, "Body format.", default="text", since="1.0.55"),
         F("file_attachments", Array(Str()), "Files to attach.", nullable=True, default=None,
           templated="text"),
         F("transport", E.EMAIL_TRANSPORT, "gmail sends from the Google account credential_id.",
-          nullable=True, default=None),
-        opt_str("credential_id", "Google credential (transport gmail only)."),
-        F("cc", Array(Str()), "Cc addresses (gmail only).", default=[], templated="text"),
-        F("bcc", Array(Str()), "Bcc addresses (gmail only).", default=[], templated="text"),
+          nullable=True, default=None, since="1.0.56"),
+        opt_str("credential_id", "Google credential (transport gmail only).", since="1.0.56"),
+        F("cc", Array(Str()), "Cc addresses (gmail only).", default=[], templated="text",
+          since="1.0.56"),
+        F("bcc", Array(Str()), "Bcc addresses (gmail only).", default=[], templated="text",
+          since="1.0.56"),
     ),
     notes=(
         "With transport gmail, a non-null custom_smtp_port or a non-blank custom_smtp_host, "
@@ -98,6 +105,8 @@ SEND_EMAIL = block(
         "Platform SMTP (no custom host, not gmail): set override keys must be declared, declared "
         "slot keys must be aws_secret parameters, and missing ones are added by the service.",
     ),
+    # how the service labels this type in loop_blocks errors: (label, since, until)
+    loop_labels=(("function-after[_validate_transport_fields(), SendEmailBlockYAML]", "1.0.56", None),),
     smtp_slots=SMTP_SLOTS,
     smtp_platform_aws_keys=SMTP_PLATFORM_AWS_KEYS,
     stored_replaces={key: slot for slot, key in SMTP_SLOTS.items()},
@@ -110,14 +119,14 @@ FILE_URL_PARSER = block(
         _file_url(),
         F("file_type", E.FILE_TYPE, "Kind of file.", default="auto_detect"),
         json_schema(),
-        text("worksheet", "Spreadsheet sheet name."),
-        flag("force_ocr", False, "PDF only: OCR the first 50 pages."),
+        text("worksheet", "Spreadsheet sheet name.", since="1.0.55"),
+        flag("force_ocr", False, "PDF only: OCR the first 50 pages.", since="1.0.56"),
     ),
 )
 
 DATA_EXPORT = block(
-    "data_export", "DataExportBlockYAML", "Export data as a file.",
-    (
+    "data_export", "DataExportBlockYAML", "Export data as a file.", since="1.0.55",
+    fields=(
         F("data", Str(), "Data to export, normally a reference such as {{ extract_output }}.",
           required=True, templated="text"),
         F("data_schema", FreeObject(), "Schema of the exported records (not validated).",
@@ -153,11 +162,13 @@ PDF_FILL = block(
           nullable=True, default=None, templated="leaves", yaml11_sensitive=True),
         llm_key(), parameter_keys(),
     ),
+    loop_labels=(("function-after[normalize_llm_selection(), PdfFillBlockYAML]", None, None),),
 )
 
 SPLIT_PDF = block(
     "split_pdf", "SplitPdfBlockYAML", "Split a PDF.",
     (_file_url(), _prompt(True, "How to split the document."), llm_key(), parameter_keys()),
+    loop_labels=(("function-after[normalize_llm_selection(), SplitPdfBlockYAML]", None, None),),
 )
 
 
@@ -188,7 +199,7 @@ EMAIL_INBOX = block(
         F("newer_than_days", Int(), "Only mail newer than this.", nullable=True, default=None),
         F("max_results", Int(), "Maximum number of messages.", default=25),
         flag("include_body", True, "Include message bodies."),
-        flag("download_attachments", False, "Download attachments."),
+        flag("download_attachments", False, "Download attachments.", since="1.0.56"),
         parameter_keys(),
     ),
 )

@@ -11,8 +11,15 @@ from .blocks import (
     totp_fields, url,
 )
 from .types import (
-    Array, Blocks, Bool, F, FreeObject, Int, ObjectModel, Ref, Str, StrMap, flag, opt_str, text,
+    Array, Blocks, Bool, F, Field, FreeObject, Int, ObjectModel, Ref, Str, StrMap, flag, opt_str,
+    text,
 )
+
+
+def _since(f: Field, release: str) -> Field:
+    from dataclasses import replace
+
+    return replace(f, since=release)
 
 FOR_LOOP = block(
     "for_loop", "ForLoopBlockYAML", "Iterate child blocks over a list.",
@@ -65,14 +72,17 @@ CODE = block(
     (
         F("code", Str(), "Python source; Jinja is rendered first and checked at save time.",
           required=True, templated="text"),
-        error_code_mapping(), parameter_keys(),
+        _since(error_code_mapping(), "1.0.55"), parameter_keys(),
         opt_str("prompt", "Plain-language goal shown in the editor."),
         F("steps", Array(Ref("CodeBlockStep")), "Ignored: rebuilt from code on save.",
           nullable=True, default=None),
-        data_schema(),
-        F("user_owned_goal", Bool(), "Editor metadata.", nullable=True, default=None),
-        F("goal_needs_regeneration", Bool(), "Editor metadata.", nullable=True, default=None),
-        F("code_edited_by_hand", Bool(), "Editor metadata.", nullable=True, default=None),
+        _since(data_schema(), "1.0.55"),
+        F("user_owned_goal", Bool(), "Editor metadata.", nullable=True, default=None,
+          since="1.0.55"),
+        F("goal_needs_regeneration", Bool(), "Editor metadata.", nullable=True, default=None,
+          since="1.0.55"),
+        F("code_edited_by_hand", Bool(), "Editor metadata.", nullable=True, default=None,
+          since="1.0.56"),
     ),
     notes=(
         "A key error_code is refused: \"" + CODE_FORBIDDEN_KEYS["error_code"] + "\".",
@@ -96,6 +106,8 @@ TEXT_PROMPT = block(
         F("prompt", Str(), "The prompt sent to the LLM.", required=True, templated="text"),
         parameter_keys(), json_schema(),
     ),
+    # how the service labels this type in loop_blocks errors: (label, since, until)
+    loop_labels=(("function-after[normalize_llm_selection(), TextPromptBlockYAML]", None, None),),
 )
 
 WAIT = block(
@@ -113,8 +125,8 @@ WAIT = block(
 TERMINATE_ERROR_CODE_PATTERN = r"[A-Za-z0-9_.:-]+"
 
 TERMINATE = block(
-    "terminate", "TerminateBlockYAML", "End the run with a reason.",
-    (
+    "terminate", "TerminateBlockYAML", "End the run with a reason.", since="1.0.55",
+    fields=(
         F("reason", Str(min_length=1, strip=True), "Why the run ends; stripped, then non-empty.",
           required=True, templated="text"),
         text("error_code",
@@ -171,11 +183,13 @@ HTTP_REQUEST = block(
         "\"secret_response_paths cannot be combined with save_response_as_file\".",
         "Secret and credential values can be expanded in http_request templates.",
     ),
+    loop_labels=(("function-after[validate_secret_response_paths_file_conflict(), HttpRequestBlockYAML]",
+                  None, None),),
 )
 
 WEB_SEARCH = block(
-    "web_search", "WebSearchBlockYAML", "Web search.",
-    (
+    "web_search", "WebSearchBlockYAML", "Web search.", since="1.0.55",
+    fields=(
         F("query", Str(min_length=1), "Search query.", required=True, templated="text"),
         F("provider", E.WEB_SEARCH_PROVIDER, "Search provider.", default="auto"),
         F("num_results", Int(ge=1, le=100, strict=True), "Number of results (strict integer).",
@@ -198,6 +212,7 @@ WEB_SEARCH = block(
         "A json_schema without {{ or {% must be a valid JSON Schema (Draft 2020-12): \"The Data "
         "Schema is not a valid JSON Schema: {reason}.\"",
     ),
+    loop_labels=(("function-after[validate_no_match_error_code_prompt(), WebSearchBlockYAML]", None, None),),
 )
 
 CONDITIONAL = block(
@@ -212,6 +227,7 @@ CONDITIONAL = block(
         "block.\" Zero defaults are allowed.",
         "A conditional makes the definition v2.",
     ),
+    loop_labels=(("function-after[validate_branches(), ConditionalBlockYAML]", None, None),),
     stored_branch_ids="uuid4",
 )
 

@@ -91,6 +91,7 @@ _BLOCK_TAGS = (
 BLOCK_TYPE = Enum(
     "BlockType", _BLOCK_TAGS,
     tuple("TaskV2" if t == "task_v2" else t.upper() for t in _BLOCK_TAGS),
+    # each block type's since/until marks say which releases have it
     "Discriminator of blocks, in the service's order.",
 )
 
@@ -103,6 +104,7 @@ RUN_ENGINE = Enum(
     ("skyvern_v1", "skyvern_v2", "skyvern_v3", "openai_cua", "anthropic_cua", "ui_tars",
      "yutori_navigator"),
     "Browser agent engine of a task-style block.",
+    spans=(("skyvern-3.0", "1.0.55", None),),
 )
 
 _FILE_TYPES = ("auto_detect", "csv", "excel", "pdf", "image", "docx", "zip")

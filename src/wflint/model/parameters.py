@@ -68,7 +68,7 @@ BITWARDEN_LOGIN_CREDENTIAL = _param(
                 reference="parameter"),
         opt_str("bitwarden_collection_id", "Bitwarden collection."),
         opt_str("bitwarden_item_id", "Bitwarden item."),
-        opt_str("totp_identifier", "Identifier of pushed TOTP codes."),
+        opt_str("totp_identifier", "Identifier of pushed TOTP codes.", since="1.0.55"),
     ),
     "bitwarden_login_credential_parameter_id", "blc_",
     notes=(
@@ -106,8 +106,8 @@ ONEPASSWORD = _param(
     (
         _req("vault_id", "1Password vault."),
         _req("item_id", "1Password item."),
-        opt_str("totp_field_name", "Item field holding the TOTP secret."),
-        opt_str("totp_identifier", "Identifier of pushed TOTP codes."),
+        opt_str("totp_field_name", "Item field holding the TOTP secret.", since="1.0.55"),
+        opt_str("totp_identifier", "Identifier of pushed TOTP codes.", since="1.0.55"),
     ),
     "onepassword_credential_parameter_id", "opp_",
 )

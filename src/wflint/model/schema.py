@@ -198,17 +198,19 @@ def _enums_in(typ: Any) -> list[t.Enum]:
     return []
 
 
-def _enum_defs() -> dict[str, Any]:
+def _enum_defs(rel: model.Release) -> dict[str, Any]:
     """Every enumeration used by a field, plus the two tag enumerations."""
     found: dict[str, t.Enum] = {}
-    objects = [*model.OBJECTS.values(), *model.BLOCK_TYPES.values(), *model.PARAMETER_TYPES.values()]
+    objects = [*rel.OBJECTS.values(), *rel.BLOCK_TYPES.values(), *rel.PARAMETER_TYPES.values()]
     for obj in objects:
-        for f in (*obj.fields, *model.COMMON_BLOCK_FIELDS):
+        for f in (*obj.fields, *rel.COMMON_BLOCK_FIELDS):
             for enum in _enums_in(f.type):
                 found.setdefault(enum.name, enum)
     out: dict[str, Any] = {
-        "BlockType": {"title": "BlockType", "description": "The 33 block types.", "enum": list(model.BLOCK_TYPES)},
-        "ParameterType": {"title": "ParameterType", "description": "The 10 parameter types.", "enum": list(model.PARAMETER_TYPES)},
+        "BlockType": {"title": "BlockType", "description": f"The {len(rel.BLOCK_TYPES)} block types.",
+                      "enum": list(rel.BLOCK_TYPES)},
+        "ParameterType": {"title": "ParameterType", "description": f"The {len(rel.PARAMETER_TYPES)} parameter types.",
+                          "enum": list(rel.PARAMETER_TYPES)},
     }
     for name in sorted(found):
         enum = found[name]
@@ -220,22 +222,24 @@ def response_defs() -> dict[str, Any]:
     return {name: object_schema(obj) for name, obj in RESPONSE_OBJECTS.items()}
 
 
-def all_defs() -> dict[str, Any]:
-    defs: dict[str, Any] = _enum_defs()
-    for name, obj in model.OBJECTS.items():
+def all_defs(version: str | None = None) -> dict[str, Any]:
+    """Every definition of the schemas of ``version`` (default: the newest modelled release)."""
+    rel = model.release(version)
+    defs: dict[str, Any] = _enum_defs(rel)
+    for name, obj in rel.OBJECTS.items():
         if obj.tag is None:
             defs[name] = object_schema(obj)
-    for tag, obj in model.BLOCK_TYPES.items():
-        defs[f"block.{tag}"] = object_schema(obj, model.COMMON_BLOCK_FIELDS, tag_key="block_type")
-    for tag, obj in model.PARAMETER_TYPES.items():
+    for tag, obj in rel.BLOCK_TYPES.items():
+        defs[f"block.{tag}"] = object_schema(obj, rel.COMMON_BLOCK_FIELDS, tag_key="block_type")
+    for tag, obj in rel.PARAMETER_TYPES.items():
         defs[f"parameter.{tag}"] = object_schema(obj, tag_key="parameter_type")
-    defs["block"] = _dispatch("block_type", list(model.BLOCK_TYPES), "block.", True, "Block")
-    defs["loop_block"] = _dispatch("block_type", list(model.BLOCK_TYPES), "block.", False, "Loop body block")
+    defs["block"] = _dispatch("block_type", list(rel.BLOCK_TYPES), "block.", True, "Block")
+    defs["loop_block"] = _dispatch("block_type", list(rel.BLOCK_TYPES), "block.", False, "Loop body block")
     defs["loop_block"]["description"] = (
         "A block inside loop_blocks. The service does not require block_type here and guesses "
         "the type when it is missing; wflint warns (WF108)."
     )
-    defs["parameter"] = _dispatch("parameter_type", list(model.PARAMETER_TYPES), "parameter.", True, "Parameter")
+    defs["parameter"] = _dispatch("parameter_type", list(rel.PARAMETER_TYPES), "parameter.", True, "Parameter")
     return defs
 
 
@@ -257,76 +261,84 @@ def _referenced(root: str, defs: dict[str, Any]) -> dict[str, Any]:
 _REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
 
 
-def _document(file_name: str, title: str, root_ref: str, description: str, defs: dict[str, Any]) -> dict[str, Any]:
+def _document(file_name: str, title: str, root_ref: str, description: str, defs: dict[str, Any],
+              version: str | None = None) -> dict[str, Any]:
+    # the newest release's schemas keep their plain ids; older releases' carry the release
+    base = BASE_ID if version is None or version == model.NEWEST else f"{BASE_ID}{version}/"
+    suffix = "" if version is None or version == model.NEWEST else f" (service release {version})"
     return {
         "$schema": DIALECT,
-        "$id": BASE_ID + file_name,
-        "title": title,
+        "$id": base + file_name,
+        "title": title + suffix,
         "description": description,
         "$ref": f"#/$defs/{root_ref}",
         "$defs": _referenced(root_ref, defs),
     }
 
 
-def _entry(file_name: str, title: str, description: str, defs: dict[str, Any]) -> dict[str, Any]:
+def _entry(file_name: str, title: str, description: str, defs: dict[str, Any],
+           version: str | None = None) -> dict[str, Any]:
     """A schema for any workflow file: the request, or an update body (``model.editor_schema``)."""
-    doc = _document(file_name, title, model.ENVELOPE.name, description, defs)
+    rel = model.release(version)
+    doc = _document(file_name, title, rel.ENVELOPE.name, description, defs, version)
     del doc["$ref"]
-    root = editor_schema.either_form(model.REQUEST.name, model.ENVELOPE.name)
+    root = editor_schema.either_form(rel.REQUEST.name, rel.ENVELOPE.name)
     return {**{k: doc[k] for k in ("$schema", "$id", "title", "description")}, **root, "$defs": doc["$defs"]}
 
 
-def documents() -> dict[str, dict[str, Any]]:
-    """Every generated schema, by file name."""
-    defs = all_defs()
+def documents(version: str | None = None) -> dict[str, dict[str, Any]]:
+    """Every generated schema of ``version`` (default: the newest modelled release), by file name."""
+    defs = all_defs(version)
     resp_defs = {**defs, **response_defs()}
+    rel = model.release(version)
     either = "A workflow file: the create/update request, or an update body holding it (json_definition or yaml_definition)."
     entries = {
-        "workflow-file.schema.json": _entry("workflow-file.schema.json", "Workflow file", either, defs),
+        "workflow-file.schema.json": _entry("workflow-file.schema.json", "Workflow file", either, defs, version),
         "workflow-file.editor.schema.json": _entry(
             "workflow-file.editor.schema.json",
             "Workflow file (editor: unknown keys marked)",
             either + " Unlike the other schemas, keys the service does not know are marked as errors: an editor "
             "cannot show the linter's WF104 warning, and a misspelt key is the most common mistake.",
             editor_schema.strict(defs),
+            version,
         ),
     }
     return {
         "workflow-definition.schema.json": _document(
             "workflow-definition.schema.json",
             "Workflow definition file",
-            model.REQUEST.name,
+            rel.REQUEST.name,
             "A workflow create/update request (the json_definition object, or the YAML document "
             "sent as yaml_definition).",
-            defs,
+            defs, version,
         ),
         "update-body.schema.json": _document(
             "update-body.schema.json",
             "Workflow update body",
-            model.ENVELOPE.name,
+            rel.ENVELOPE.name,
             "The JSON body of POST /v1/workflows/{workflow_permanent_id}: json_definition or yaml_definition.",
-            defs,
+            defs, version,
         ),
         "create-script-body.schema.json": _document(
             "create-script-body.schema.json",
             "Create-script body",
-            model.OBJECTS["CreateScriptRequest"].name,
+            rel.OBJECTS["CreateScriptRequest"].name,
             "The JSON body of POST /v1/scripts.",
-            defs,
+            defs, version,
         ),
         "workflow.schema.json": _document(
             "workflow.schema.json",
             "Workflow (response)",
             "WorkflowResponse",
             "The workflow object the service returns from create, update, get and list.",
-            resp_defs,
+            resp_defs, version,
         ),
         "script-summary.schema.json": _document(
             "script-summary.schema.json",
             "Script summary (response)",
             "ScriptSummary",
             "The reply of POST /v1/scripts.",
-            resp_defs,
+            resp_defs, version,
         ),
     } | entries
 
@@ -335,20 +347,20 @@ def render(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
-def write(directory: Path) -> list[Path]:
+def write(directory: Path, version: str | None = None) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, doc in documents().items():
+    for name, doc in documents(version).items():
         path = directory / name
         path.write_text(render(doc), encoding="utf-8")
         written.append(path)
     return written
 
 
-def stale(directory: Path) -> list[str]:
+def stale(directory: Path, version: str | None = None) -> list[str]:
     """Names of schema files that are missing or differ from what would be generated."""
     out = []
-    for name, doc in documents().items():
+    for name, doc in documents(version).items():
         path = directory / name
         if not path.exists() or path.read_text(encoding="utf-8") != render(doc):
             out.append(name)

@@ -83,6 +83,14 @@ class Enum:
     description: str = ""
     #: the service declares the set as a ``Literal``: failures are ``literal_error``, not ``enum``
     literal: bool = False
+    #: (value, since, until) for values that not every modelled release has (see ``releases``)
+    spans: tuple[tuple[str, str | None, str | None], ...] = ()
+
+    def span_of(self, value: str) -> tuple[str | None, str | None]:
+        for v, since, until in self.spans:
+            if v == value:
+                return since, until
+        return None, None
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,11 @@ class Field:
     deprecated: bool = False
     #: a label reference (next_block_label, finally_block_label) or parameter-key reference
     reference: str | None = None
+    #: the first modelled release that has this field (None: all of them) and the first that
+    #: no longer has it (None: still there); see ``releases``. Two declarations of one name
+    #: with disjoint spans describe a field that changed (required → optional ...).
+    since: str | None = None
+    until: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +168,9 @@ class ObjectModel:
     notes: tuple[str, ...] = ()
     #: extra facts the mock server needs (stored-form hints), free-form
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the releases this object belongs to (block and parameter types), as for ``Field``
+    since: str | None = None
+    until: str | None = None
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:

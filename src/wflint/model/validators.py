@@ -11,25 +11,26 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import schema
+from .releases import NEWEST
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
 
-@lru_cache(maxsize=1)
-def _defs() -> dict[str, Any]:
-    return schema.all_defs()
+@lru_cache(maxsize=None)
+def _defs(version: str | None = None) -> dict[str, Any]:
+    return schema.all_defs(version)
 
 
-@lru_cache(maxsize=1)
-def _lint_defs() -> dict[str, Any]:
+@lru_cache(maxsize=None)
+def _lint_defs(version: str | None = None) -> dict[str, Any]:
     """The same definitions with shallow block and parameter items.
 
     The editor schemas dispatch every block through 33 ``if``/``then`` pairs; the linter
     already knows each block's type from the view, so it validates the request with items
     that only check their tag, then each block and parameter against its own definition.
     Same verdicts, a fraction of the work."""
-    defs = dict(_defs())
+    defs = dict(_defs(version))
     defs["block"] = {"type": "object", "required": ["block_type"], "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
     defs["loop_block"] = {"type": "object", "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
     defs["parameter"] = {"type": "object", "required": ["parameter_type"], "properties": {"parameter_type": {"$ref": "#/$defs/ParameterType"}}}
@@ -54,22 +55,33 @@ def _inline(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
     return schema
 
 
+def validator(def_name: str, version: str | None = None) -> Draft202012Validator:
+    """A linting validator for one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)
+    of release ``version`` (default: the newest modelled one)."""
+    return _validator(def_name, version or NEWEST)
+
+
 @lru_cache(maxsize=None)
-def lint_schema(def_name: str) -> dict[str, Any]:
-    """The inlined linting schema of one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)."""
-    defs = _lint_defs()
+def _lint_schema(def_name: str, version: str) -> dict[str, Any]:
+    defs = _lint_defs(version)
     return _inline(defs[def_name], defs)
 
 
+def lint_schema(def_name: str, version: str | None = None) -> dict[str, Any]:
+    """The inlined linting schema of one ``$defs`` entry (``WorkflowRequest``, ``block.wait`` ...)
+    of release ``version`` (default: the newest modelled one)."""
+    return _lint_schema(def_name, version or NEWEST)
+
+
 @lru_cache(maxsize=None)
-def validator(def_name: str) -> Draft202012Validator:
-    """A linting validator for one ``$defs`` entry. jsonschema is imported on first use: a
-    run whose documents the compiled fast path accepts never needs it."""
+def _validator(def_name: str, version: str) -> Draft202012Validator:
+    """jsonschema is imported on first use: a run whose documents the compiled fast path
+    accepts never needs it."""
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(lint_schema(def_name))
+    return Draft202012Validator(lint_schema(def_name, version))
 
 
-def accepts_as(tag: str, data: dict[str, Any]) -> bool:
+def accepts_as(tag: str, data: dict[str, Any], version: str | None = None) -> bool:
     """Would the ``tag`` block model accept ``data`` (whose block_type is absent)?"""
-    return validator(f"block.{tag}").is_valid({**data, "block_type": tag})
+    return validator(f"block.{tag}", version).is_valid({**data, "block_type": tag})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import model
+
 from ..checks.schema_findings import Finding, findings
 from ..workflow.view import Workflow
 from ..checks.yaml11 import yaml11_reading
@@ -17,7 +17,8 @@ def schema_findings(wf: Workflow) -> list[Finding]:
     """Every JSON Schema finding for this workflow, computed once."""
     cached = wf.cache.get("schema_findings")
     if cached is None:
-        cached = findings(wf.request, model.REQUEST.name, schema_parts(wf))
+        rel = wf.release
+        cached = findings(wf.request, rel.REQUEST.name, schema_parts(wf), rel.version)
         wf.cache["schema_findings"] = cached
     return cached
 
@@ -30,7 +31,7 @@ def schema_parts(wf: Workflow) -> list[tuple[tuple, str, object]]:
         for b in wf.all_blocks
         if b.tag is not None
     ]
-    parts += [(p.path, f"parameter.{p.type}", p.data) for p in wf.params if p.type in model.PARAMETER_TYPES]
+    parts += [(p.path, f"parameter.{p.type}", p.data) for p in wf.params if p.type in wf.release.PARAMETER_TYPES]
     return parts
 
 
@@ -48,7 +49,29 @@ def yield_findings(wf: Workflow, rule: Any):
             if raw_reading is not None:
                 message += f"; YAML 1.1 reads `{raw_reading[0]}` as {raw_reading[1]}"
                 help = f"quote it: '{raw_reading[0]}'"
-        yield wf.diag(rule, message, f.path, key=f.key, help=help, service=model_verdict(wf, f.path))
+        yield wf.diag(rule, message, f.path, key=f.key, help=help, service=_verdict(wf, f))
+
+
+def _verdict(wf: Workflow, f: Finding):
+    """The model stage's verdict, except where the YAML path never gets there: the service's
+    sanitizer calls dict() on every parameter and block item and fails (500) on anything
+    that is not a mapping (checked against the three releases)."""
+    from ..diagnostics import ServiceVerdict
+
+    p = f.path
+    if (wf.mode == "yaml" and f.code == "WF102" and len(p) >= 2 and isinstance(p[-1], int)
+            and p[-2] in ("parameters", "blocks", "loop_blocks") and not isinstance(_at(wf.request, p), dict)):
+        return ServiceVerdict(500, None, ("B", 1) + tuple(x if isinstance(x, int) else str(x) for x in p))
+    return model_verdict(wf, p)
+
+
+def _at(data: Any, path: tuple) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _yaml11_reading(wf: Workflow, f: Finding) -> tuple[str, str] | None:

@@ -4,7 +4,7 @@ WF304), with the verdict that places each in the service's pipeline."""
 from __future__ import annotations
 
 from ..workflow import routing
-from ..workflow.view import Workflow
+from ..workflow.view import Block, Workflow
 from .verdicts import service_verdict
 
 

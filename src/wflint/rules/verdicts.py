@@ -59,7 +59,7 @@ def d8_lines(wf: Workflow) -> list[tuple[Block, list[str]]]:
         keys = b.data.get("parameter_keys") if b.tag in _WITH_PARAMETER_KEYS else None
         if isinstance(keys, list):
             missing += [k for k in keys if isinstance(k, str) and k not in known]
-        if b.tag == "for_loop":
+        if b.tag == "for_loop" and wf.release.has_check("d8_loop_source"):
             src = b.data.get("loop_over_parameter_key")
             if isinstance(src, str) and src and src not in known:
                 missing.append(src)

@@ -27,7 +27,6 @@ written.
 import re
 import sys
 
-from .. import model
 from ..checks.template_sites import objects
 from ..checks.yaml11 import yaml11_reading
 
@@ -41,8 +40,8 @@ def check(wf):
         return
     for path, data, obj in objects(wf):
         fields = obj.fields
-        if obj.tag is not None and model.BLOCK_TYPES.get(obj.tag) is obj:
-            fields = (*model.COMMON_BLOCK_FIELDS, *fields)
+        if wf.release.is_block(obj):
+            fields = (*wf.release.COMMON_BLOCK_FIELDS, *fields)
         for f in fields:
             if not f.yaml11_sensitive or f.name not in data:
                 continue

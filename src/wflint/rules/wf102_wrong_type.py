@@ -42,3 +42,27 @@ def check(wf):
         yield wf.diag(rule, f"'max_elapsed_time_minutes' must be a number of minutes, got the boolean {str(minutes).lower()}",
                       ("max_elapsed_time_minutes",), help="write a number of minutes from 1 to 480, or remove it",
                       service=model_verdict(wf, ("max_elapsed_time_minutes",)))
+    if wf.mode == "yaml":
+        yield from _non_string_keys(wf, rule)
+
+
+def _non_string_keys(wf, rule):
+    """YAML keys may be booleans or numbers (``on:``, ``1:``); the service's object fields take
+    string keys only and refuse the rest (422)."""
+    from ..model import types as t
+    from ..workflow.view import modeled_objects
+
+    for path, data, obj in modeled_objects(wf):
+        fields = wf.release.block_fields(obj.tag) if wf.release.is_block(obj) else obj.fields
+        for f in fields:
+            value = data.get(f.name)
+            if not isinstance(value, dict) or not isinstance(f.type, (t.FreeObject, t.StrMap, t.Union)):
+                continue
+            bad = next((k for k in value if not isinstance(k, str)), None)
+            if bad is None:
+                continue
+            shown = str(bad).lower() if isinstance(bad, bool) else repr(bad)
+            yield wf.diag(rule, f"key `{shown}` in '{f.name}' is not a string (YAML 1.1 read it as "
+                          f"{type(bad).__name__}); the service accepts string keys only",
+                          path + (f.name,), help="quote the key, so that YAML reads it as text",
+                          service=model_verdict(wf, path + (f.name,)))

@@ -36,7 +36,8 @@ STAGE = "model"
 
 def check(wf):
     rule = sys.modules[__name__]
-    yield from yield_findings(wf, rule)
+    for d in yield_findings(wf, rule):
+        yield _with_release_note(wf, d)
     # two values the service checks with its own rules rather than an enumeration
     browser_type = wf.request.get("browser_type")
     if isinstance(browser_type, str) and browser_type_error(browser_type):
@@ -59,10 +60,65 @@ def check(wf):
                       help='write e.g. {country: US, subdivision: CA} or a proxy name such as RESIDENTIAL')
     settings = (wf.definition or {}).get("browser_settings")
     zone = settings.get("timezone_id") if isinstance(settings, dict) else None
-    if isinstance(zone, str) and _have_zone_data() and timezone_error(zone):
+    if (isinstance(zone, str) and wf.release.has_check("browser_settings_timezone") and _have_zone_data()
+            and timezone_error(zone)):
         path = ("workflow_definition", "browser_settings", "timezone_id")
         yield wf.diag(rule, f"timezone_id {zone!r} is not an IANA time-zone name (UTC offsets are refused)", path,
                       help="use a name such as 'Europe/Berlin' or 'America/New_York'", service=model_verdict(wf, path))
+
+
+def _value_at(data, path):
+    for part in path:
+        if isinstance(data, dict) and isinstance(part, str):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def _with_release_note(wf, d):
+    """Say when a later modelled release accepts the value, or that none does."""
+    from dataclasses import replace
+
+    from ..model import NEWEST_RELEASE, types as t
+    from .versions import newest_hint, tag_from_later_release, value_from_later_release
+
+    path = _finding_path(wf, d)
+    if not path or not isinstance(path[-1], str):
+        return d
+    key, value = path[-1], _value_at(wf.request, path)
+    if not isinstance(value, str):
+        return d
+    rel = wf.release
+    if key in ("block_type", "parameter_type"):
+        what = "block type" if key == "block_type" else "parameter type"
+        later = tag_from_later_release(rel, "block" if key == "block_type" else "parameter", value)
+    else:
+        enum = next((f.type for m in NEWEST_RELEASE.OBJECTS.values()
+                     for f in (*m.fields, *NEWEST_RELEASE.COMMON_BLOCK_FIELDS)
+                     if f.name == key and isinstance(f.type, t.Enum)), None)
+        if enum is None:
+            return d
+        what = f"{key} value"
+        later = value_from_later_release(rel, enum.name, value)
+    if later is not None:
+        return replace(d, message=f"{d.message}; '{value}' is {'an' if what[0] in 'aeiou' else 'a'} {what} from {later}, "
+                       f"your target is {rel.version}",
+                       help=f"set target-version to {later} if your service runs it")
+    if d.help is None:
+        return replace(d, help=newest_hint(rel, what))
+    return d
+
+
+def _finding_path(wf, d):
+    from .model_findings import schema_findings
+
+    for f in schema_findings(wf):
+        if f.code == CODE and d.message.startswith(f.message):
+            return f.path
+    return None
 
 
 def _valid_geo_target(value):

@@ -27,10 +27,10 @@ block with no goal at all and the run does something else than intended.
 import difflib
 import sys
 
-from .. import model
 from ..checks.service_checks import code_block_key_error
 from ..workflow.view import modeled_objects
 from .verdicts import model_verdict
+from .versions import field_from_later_release, newest_hint
 from .wording import describe
 
 CODE = "WF104"
@@ -39,20 +39,22 @@ SEVERITY = "warning"
 STAGE = "model"
 
 
-def _owners(key: str) -> list[str]:
-    return [tag for tag in model.BLOCK_TYPES if model.BLOCK_TYPES[tag].field(key) is not None]
+def _owners(rel, key: str) -> list[str]:
+    return [tag for tag in rel.BLOCK_TYPES if rel.BLOCK_TYPES[tag].field(key) is not None]
 
 
 def check(wf):
     rule = sys.modules[__name__]
+    rel = wf.release
     for path, data, obj in modeled_objects(wf):
-        known = model.known_keys(obj)
-        is_block = obj.tag is not None and model.BLOCK_TYPES.get(obj.tag) is obj
+        known = rel.known_keys(obj)
+        is_block = rel.is_block(obj)
         for key in data:
             if not isinstance(key, str) or key in known:
                 continue
             where = describe(wf, path)
-            if is_block and obj.tag == "code" and key in ("error_code", "parameters"):
+            if (is_block and obj.tag == "code" and key in ("error_code", "parameters")
+                    and rel.has_check("code_block_forbidden_keys")):
                 detail = code_block_key_error([key])
                 yield wf.diag(
                     rule,
@@ -64,10 +66,23 @@ def check(wf):
                     service=model_verdict(wf, path + (key,)),
                 )
                 continue
+            later = field_from_later_release(rel, obj, key)
+            if later is not None:
+                owner = f"a {obj.tag} field" if is_block else f"a field of {where}"
+                yield wf.diag(
+                    rule,
+                    f"'{key}' is {owner} from {later}; your target is {rel.version}, which drops it silently",
+                    path + (key,),
+                    key=True,
+                    help=f"remove '{key}', or set target-version to {later} if your service runs it",
+                )
+                continue
             close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
             help_text = f"did you mean '{close[0]}'?" if close else None
+            if not close:
+                help_text = newest_hint(rel, "field")
             if is_block and not close:
-                owners = [t for t in _owners(key) if t != obj.tag]
+                owners = [t for t in _owners(rel, key) if t != obj.tag]
                 if owners:
                     shown = ", ".join(owners[:5]) + (", ..." if len(owners) > 5 else "")
                     help_text = f"'{key}' is a field of {shown} blocks, not of {obj.tag} blocks"

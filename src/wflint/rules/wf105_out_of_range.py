@@ -74,4 +74,8 @@ def _wait_sec(wf):
             if "wait_sec" not in b.data
             else f"wait_sec must be between 1 and 1800 seconds, got {n}"
         )
+        if not wf.release.has_check("wait_sec_422"):
+            # older releases fail the save with a 500 whose text names the workflow id
+            yield wf.diag(rule, msg, where, service=service_verdict(500, None, "E", e_order(wf, b)))
+            continue
         yield wf.diag(rule, msg, where, service=service_verdict(422, detail, "E", e_order(wf, b)))

@@ -22,7 +22,7 @@ sanitizer does not rewrite this field, so a loop over a renamed key breaks.
 
 import sys
 
-from .verdicts import d8_detail, service_verdict
+from .verdicts import d8_detail, e_order, service_verdict
 from .wording import Suggester
 
 CODE = "WF210"
@@ -48,5 +48,6 @@ def check(wf):
             f"for_loop '{b.label}' loops over '{src}', which is no parameter or block output; the service rejects it",
             b.path + ("loop_over_parameter_key",),
             help=hint,
-            service=service_verdict(422, d8_detail(wf), "D", 8),
+            service=(service_verdict(422, d8_detail(wf), "D", 8) if wf.release.has_check("d8_loop_source")
+                     else service_verdict(500, None, "E", e_order(wf, b))),
         )

@@ -53,8 +53,12 @@ def check(wf):
         if b is not None and site.field == "payload" and b.tag == "workflow_trigger":
             # G4 meets the leaves of one block in order and stops at the first bad one
             leaf_seq[id(b)] = leaf_seq.get(id(b), -1) + 1
-        if problem is None or problem.limit:
+        if problem is not None and problem.limit:
             continue  # a template over the depth limit is WF007's
+        if problem is None:
+            if site.kind == "code" and b is not None and wf.release.has_check("code_jinja"):
+                yield from _code_compile_error(wf, rule, site, b, order[id(b)])
+            continue
         what = "code" if site.kind == "code" else "template"
         where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
         jinja = problem.message.rstrip(".")
@@ -62,6 +66,9 @@ def check(wf):
         verdict = None
         if not problem.exact:
             message = f"invalid Jinja in {template_sites.describe_site(site)}: {jinja}; {_consequence(site)}"
+        elif site.kind == "code" and not wf.release.has_check("code_jinja"):
+            message = (f"invalid Jinja in the code of code block '{b.label}'{where_line}: {jinja}; release "
+                       f"{wf.release.version} saves it, and the block fails when it runs")
         elif site.kind == "code":
             detail = f"Invalid Jinja2 in code block '{b.label}' on line {problem.lineno}: {problem.message}"
             verdict = service_verdict(422, detail, "G", 5, order[id(b)])
@@ -111,3 +118,20 @@ def hint(message: str) -> str | None:
     if "comment" in message:
         return "close the comment with '#}'"
     return None
+
+
+def _code_compile_error(wf, rule, site, b, position):
+    """A code block that parses but does not compile (an unknown filter): refused at save (G5)."""
+    from ..checks.template_analysis import compile_error
+
+    if not template_sites.has_jinja(site.text):
+        return
+    found = compile_error(site.text)
+    if found is None:
+        return
+    message, lineno = found
+    detail = f"Invalid Jinja2 in code block '{b.label}' on line {lineno}: {message}"
+    yield wf.diag(rule, f"invalid Jinja in the code of code block '{b.label}' (line {lineno} of the code): "
+                  f"{message.rstrip('.')}; the service refuses to save the workflow (422)", site.path,
+                  help="use one of Jinja's filters, or escape the braces if they are Python",
+                  service=service_verdict(422, detail, "G", 5, position))

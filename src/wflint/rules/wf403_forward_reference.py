@@ -216,7 +216,8 @@ def _graph_preds(blocks, finally_label):
         return None
     scoped = [
         routing.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
-                         tuple(br.get("next_block_label") if isinstance(br, dict) else None for br in _branches(b)))
+                         tuple(br.get("next_block_label") if isinstance(br, dict) else None
+                               for br in _branches(b)))
         for b in blocks
     ]
     routed = routing.strip_finally(scoped, finally_label)

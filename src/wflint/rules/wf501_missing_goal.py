@@ -87,6 +87,8 @@ def _validation(wf, rule, b):
 
 
 def _extraction(wf, rule, b):
+    if wf.release.BLOCK_TYPES["extraction"].field("export_enabled") is None:
+        return  # a release without exports drops the key (WF104 says so)
     if lax_bool(b.data.get("export_enabled", False)) is not True:
         return
     schema = b.data.get("export_data_schema")

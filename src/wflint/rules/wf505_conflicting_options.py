@@ -56,7 +56,7 @@ def check(wf):
     rule = sys.modules[__name__]
     for b in wf.all_blocks:
         found = _BLOCK_CHECKS.get(b.tag)
-        if found is None:
+        if found is None or (b.tag == "send_email" and not wf.release.has_check("send_email_transport")):
             continue
         for path, problem, hint in found(b):
             yield wf.diag(rule, f"{b.tag} block '{b.label}': {problem}; the service rejects it", path,

@@ -12,6 +12,10 @@ from ``code`` on every save. A wrong ``action_type`` therefore never reaches a r
 shows that the steps were written by hand and describe something else than the stored
 workflow will. That is a warning; deleting ``steps`` altogether is simplest.
 
+Releases before 1.0.55 (``--target-version 1.0.48``) checked each step's ``action_type``
+against their own list and refused the save (422, "Invalid step at index ... in code block
+..."); for them this is an error.
+
 **Bad**::
 
     - block_type: code
@@ -31,6 +35,8 @@ workflow will. That is a warning; deleting ``steps`` altogether is simplest.
 
 import sys
 
+from .verdicts import e_order, service_verdict
+
 from .wording import close_match
 
 CODE = "WF506"
@@ -45,11 +51,24 @@ ACTION_TYPES = frozenset((
 ))
 
 
+#: the action types release 1.0.48 validated code steps against, in its order
+CHECKED_ACTION_TYPES = (
+    "click", "input_text", "paste_text", "upload_file", "download_file", "select_option", "checkbox",
+    "wait", "hover", "null_action", "solve_captcha", "terminate", "complete", "reload_page", "close_page",
+    "new_tab", "switch_tab", "extract", "verification_code", "goto_url", "go_back", "go_forward",
+    "scroll", "keypress", "move", "drag", "left_mouse", "execute_js",
+)
+
+
 def check(wf):
     rule = sys.modules[__name__]
+    rebuilt = wf.release.has_check("code_steps_rebuilt")
     for b in wf.blocks_of("code"):
         steps = b.data.get("steps")
         if not isinstance(steps, list):
+            continue
+        if not rebuilt:
+            yield from _checked_steps(wf, rule, b, steps)
             continue
         for i, step in enumerate(steps):
             action = step.get("action_type") if isinstance(step, dict) else None
@@ -60,3 +79,19 @@ def check(wf):
                           "Skyvern action; the service ignores steps and rebuilds them from the code, so this one "
                           "is not what will be stored", b.path + ("steps", i, "action_type"),
                           help=(f"use '{closest}', or " if closest else "") + "delete steps: the service writes them itself")
+
+
+def _checked_steps(wf, rule, b, steps):
+    """Releases before 1.0.55 validate each step's action_type and refuse the save (422)."""
+    allowed = ", ".join(f"'{a}'" for a in CHECKED_ACTION_TYPES[:-1]) + f" or '{CHECKED_ACTION_TYPES[-1]}'"
+    for i, step in enumerate(steps):
+        action = step.get("action_type") if isinstance(step, dict) else None
+        if not isinstance(action, str) or action in CHECKED_ACTION_TYPES:
+            continue
+        detail = f"Invalid step at index {i} in code block '{b.label}': action_type: Input should be {allowed}"
+        closest = close_match(action, CHECKED_ACTION_TYPES)
+        yield wf.diag(rule, f"step {i + 1} of code block '{b.label}' has action_type '{action}', which release "
+                      f"{wf.release.version} refuses", b.path + ("steps", i, "action_type"), severity="error",
+                      help=(f"use '{closest}', or " if closest else "") + "delete steps",
+                      service=service_verdict(422, detail, "E", e_order(wf, b)))
+        return

@@ -20,6 +20,17 @@ def _folders(specs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def _target(version: str | None) -> str | None:
+    from ..model.releases import UnknownRelease, check_release
+
+    if version is None:
+        return None
+    try:
+        return check_release(version)
+    except UnknownRelease as exc:
+        raise click.BadParameter(str(exc), param_hint="--target-version") from None
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
@@ -33,6 +44,8 @@ def _folders(specs: tuple[str, ...]) -> dict[str, str]:
               help="Definition file or directory to create at start (ids derived from the path).")
 @click.option("--seed-strict", is_flag=True, help="Refuse to start when a --seed file is invalid (default: report it, seed the rest).")
 @click.option("--strict", is_flag=True, help="Also refuse definitions with wflint errors the service accepts.")
+@click.option("--target-version", default=None, metavar="RELEASE",
+              help="The service release to answer as [default: the newest modelled].")
 @click.option("--credential", "credentials", multiple=True, metavar="CRED_ID",
               help="A credential id that exists (credential rotation lists must name existing ones).")
 @click.option("--folder", "folders", multiple=True, metavar="FOLDER_ID[=TITLE]",
@@ -45,7 +58,8 @@ def _folders(specs: tuple[str, ...]) -> dict[str, str]:
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,
           seeds: tuple[str, ...], seed_strict: bool, strict: bool, credentials: tuple[str, ...], folders: tuple[str, ...],
-          browser_type_supported: bool, blocked_hosts: tuple[str, ...], log_level: str) -> None:
+          browser_type_supported: bool, blocked_hosts: tuple[str, ...], log_level: str,
+          target_version: str | None = None) -> None:
     """Serve a mock of the Skyvern workflow and script API on a local store."""
     import uvicorn
 
@@ -60,7 +74,8 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     config = ServerConfig(keys=keys, db_path=db_path, strict=strict,
                           browser_type_supported=browser_type_supported,
                           credentials=frozenset(credentials), folders=_folders(folders),
-                          blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts))
+                          blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts),
+                          target_version=_target(target_version))
     state = ServerState(config)
     if keys.generated:
         click.echo(f"development API key: {keys.generated} (organization {keys.orgs_by_key[keys.generated]})")

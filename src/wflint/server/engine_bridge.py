@@ -36,15 +36,19 @@ def _engine_evaluate() -> Any:
         return None
 
 
-def evaluate(raw_request: Any, mode: str) -> EngineResult:
+def evaluate(raw_request: Any, mode: str, target_version: str | None = None) -> EngineResult:
     """``raw_request`` is the request the service validates: the ``json_definition`` object,
-    or the sanitized YAML document."""
+    or the sanitized YAML document; ``target_version`` the release to answer as."""
     run = _engine_evaluate()
     if run is None or not isinstance(raw_request, dict):
         return EngineResult()
     kwargs: dict[str, Any] = {"mode": mode}
     if mode == "yaml":
         kwargs["sanitized"] = True
+    if target_version is not None:
+        from ..config import Config
+
+        kwargs["config"] = Config(target_version=target_version)
     try:
         ev = run(raw_request, **kwargs)
     except TypeError:  # an engine without the ``sanitized`` keyword

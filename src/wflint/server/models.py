@@ -75,7 +75,8 @@ def python_enum(spec: t.Enum) -> type[enum.Enum]:
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, rel: M.Release) -> None:
+        self.rel = rel
         self.classes: dict[str, type[BaseModel]] = {}
         self.block_classes: dict[str, type[BaseModel]] = {}
         self.parameter_classes: dict[str, type[BaseModel]] = {}
@@ -108,9 +109,9 @@ class _Builder:
             item = self.annotation(typ.items, owner, field)
             return Annotated[list[item], Field(min_length=typ.min_items)]  # type: ignore[valid-type]
         if isinstance(typ, t.Ref):
-            return self.object_class(M.OBJECTS[typ.target])
+            return self.object_class(self.rel.OBJECTS[typ.target])
         if isinstance(typ, t.Union):
-            labels = M.OBJECTS.get(owner, M.REQUEST).extra.get("union_locs", {}).get(field)
+            labels = self.rel.OBJECTS.get(owner, self.rel.REQUEST).extra.get("union_locs", {}).get(field)
             options = [self.annotation(o, owner, field) for o in typ.options if o is not None]
             if labels:
                 pairs = list(zip(options, labels))
@@ -125,7 +126,17 @@ class _Builder:
         raise TypeError(f"no pydantic annotation for {typ!r}")
 
     def _loop_choices(self) -> list[tuple[Any, str]]:
-        return [(cls, cls.__name__) for cls in self.block_classes.values()]
+        return [(cls, self._loop_label(tag, cls)) for tag, cls in self.block_classes.items()]
+
+    def _loop_label(self, tag: str, cls: type[BaseModel]) -> str:
+        """The service's label of a loop child's branch (older releases named some by their
+        model validator)."""
+        from ..model.releases import within
+
+        for label, since, until in self.rel.BLOCK_TYPES[tag].extra.get("loop_labels", ()):
+            if within(since, until, self.rel.version):
+                return label
+        return cls.__name__
 
     def field_definition(self, f: t.Field, owner: str) -> tuple[Any, Any]:
         ann = self.annotation(f.type, owner, f.name)
@@ -148,55 +159,62 @@ class _Builder:
     def object_class(self, obj: t.ObjectModel) -> type[BaseModel]:
         if obj.name not in self.classes:
             fields = {f.name: self.field_definition(f, obj.name) for f in obj.fields}
-            validators = dict(V.VALIDATORS.get(obj.name, {}))
+            validators = V.for_release(self.rel, obj.name, {f.name for f in obj.fields})
             name = obj.class_name or SERVICE_CLASS_NAMES.get(obj.name, obj.name)
             self.classes[obj.name] = self._create(name, fields, validators)
         return self.classes[obj.name]
 
     def tagged_class(self, obj: t.ObjectModel, tag_field: str, tag: Any, shared: tuple[t.Field, ...],
                      validators: dict[str, Any]) -> type[BaseModel]:
-        fields: dict[str, Any] = {}
+        # the tag comes first, as in the service: a loop child's errors list block_type first
+        fields: dict[str, Any] = {tag_field: (Literal[tag], tag)}  # type: ignore[valid-type]
         for f in (*shared, *obj.fields):
             fields[f.name] = self.field_definition(f, obj.name)
-        fields[tag_field] = (Literal[tag], tag)  # type: ignore[valid-type]
-        validators = {**validators, **V.VALIDATORS.get(obj.tag or "", {})}
+        names = {f.name for f in (*shared, *obj.fields)}
+        validators = {**validators, **V.for_release(self.rel, obj.tag or "", names)}
         return self._create(obj.class_name or obj.name, fields, validators)
 
     def build(self) -> None:
-        block_enum = python_enum(M.enums.BLOCK_TYPE)
-        for tag, obj in M.BLOCK_TYPES.items():
+        rel = self.rel
+        block_enum = python_enum(rel.BLOCK_TYPE)
+        for tag, obj in rel.BLOCK_TYPES.items():
             self.block_classes[tag] = self.tagged_class(
-                obj, "block_type", block_enum(tag), M.COMMON_BLOCK_FIELDS, V.label_validators())
-        param_enum = python_enum(M.enums.PARAMETER_TYPE)
-        for tag, obj in M.PARAMETER_TYPES.items():
+                obj, "block_type", block_enum(tag), rel.COMMON_BLOCK_FIELDS, V.label_validators())
+        param_enum = python_enum(rel.PARAMETER_TYPE)
+        for tag, obj in rel.PARAMETER_TYPES.items():
             tag_value = tag if tag in PARAMETER_TAGS_PRINTED_BARE else param_enum(tag)
             self.parameter_classes[tag] = self.tagged_class(
                 obj, "parameter_type", tag_value, (), V.key_validators())
-        for obj in M.OBJECTS.values():
+        for obj in rel.OBJECTS.values():
             if obj.tag is None:
                 self.object_class(obj)
         for cls in [*self.classes.values(), *self.block_classes.values(), *self.parameter_classes.values()]:
             cls.model_rebuild(force=True)
 
 
-@lru_cache(maxsize=1)
-def builder() -> _Builder:
-    b = _Builder()
+def builder(version: str | None = None) -> _Builder:
+    """The generated models of one service release (default: the newest modelled one)."""
+    return _builder(M.release(version).version)
+
+
+@lru_cache(maxsize=None)
+def _builder(version: str) -> _Builder:
+    b = _Builder(M.release(version))
     b.build()
     return b
 
 
-def model_class(name: str) -> type[BaseModel]:
+def model_class(name: str, version: str | None = None) -> type[BaseModel]:
     """The generated class of a declarative object, by ``ObjectModel.name``."""
-    return builder().classes[name]
+    return builder(version).classes[name]
 
 
-def envelope_class() -> type[BaseModel]:
-    return model_class(M.ENVELOPE.name)
+def envelope_class(version: str | None = None) -> type[BaseModel]:
+    return model_class(M.ENVELOPE.name, version)
 
 
-def request_class() -> type[BaseModel]:
-    return model_class(M.REQUEST.name)
+def request_class(version: str | None = None) -> type[BaseModel]:
+    return model_class(M.REQUEST.name, version)
 
 
 def script_request_class() -> type[BaseModel]:
@@ -208,6 +226,6 @@ def validate_json_path(cls: type[BaseModel], data: Any) -> BaseModel:
     return cls.model_validate(data, from_attributes=True)
 
 
-def validate_yaml_path(data: Any) -> BaseModel:
+def validate_yaml_path(data: Any, version: str | None = None) -> BaseModel:
     """Like the service's handler validating the loaded YAML document."""
-    return request_class().model_validate(data)
+    return request_class(version).model_validate(data)

@@ -35,18 +35,18 @@ def not_found(wpid: str) -> str:
 # --------------------------------------------------------------------------- stages A5 and B
 
 
-def parse_envelope(body: Any) -> BaseModel:
+def parse_envelope(body: Any, target_version: str | None = None) -> BaseModel:
     """A5: the body model, with a full validation of ``json_definition``."""
     if body is MISSING or body is None:
         raise missing_body()
     try:
-        return models.validate_json_path(models.envelope_class(), body)
+        return models.validate_json_path(models.envelope_class(target_version), body)
     except ValidationError as exc:
         raise shape_l(exc) from None
 
 
-def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yaml: bool = True
-                      ) -> tuple[dict[str, Any], str, BaseModel]:
+def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yaml: bool = True,
+                      target_version: str | None = None) -> tuple[dict[str, Any], str, BaseModel]:
     """B1/B2: (raw request the engine checks, "json"|"yaml", validated request model).
     Only the legacy raw-YAML update skips the sanitizer."""
     if envelope.yaml_definition:
@@ -54,11 +54,18 @@ def choose_definition(envelope: BaseModel, body: dict[str, Any], *, sanitize_yam
             document = load_definition(envelope.yaml_definition)
         except YamlSyntaxError as exc:
             raise detail(422, exc.detail) from None
-        # the service's sanitizer crashes (500) on a non-mapping document or item; here the
-        # model validation below reports those as a clear 422 instead
-        raw = sanitize(document).request if isinstance(document, dict) and sanitize_yaml else document
+        if not isinstance(document, dict):
+            # the service calls dict() on the document: a list of pairs becomes a mapping
+            # (a two-key mapping item gives its two keys); anything else fails with a 500,
+            # which the mock answers as a clear 422
+            try:
+                document = dict(document)
+            except (TypeError, ValueError):
+                raise detail(422, "yaml_definition must hold a mapping (a whole request with title and "
+                                  "workflow_definition); the service fails with a 500 on anything else") from None
+        raw = sanitize(document).request if sanitize_yaml else document
         try:
-            return raw, "yaml", models.validate_yaml_path(raw)
+            return raw, "yaml", models.validate_yaml_path(raw, target_version)
         except ValidationError as exc:
             raise shape_s(exc) from None
     if envelope.json_definition is not None:
@@ -125,6 +132,12 @@ def _browser_profile_key_error(sub: Submission) -> str | None:
 # --------------------------------------------------------------------------- the whole pipeline
 
 
+def _server_error(target: str | None) -> str:
+    """The mock's answer where the release fails the save with a 500."""
+    return (f"release {target} fails this save with a 500 (Internal Server Error); "
+            f"`wflint check --target-version {target}` says why")
+
+
 def _first_rejection(verdicts: list[ServiceVerdict]) -> ServiceVerdict | None:
     return min(verdicts, key=lambda v: engine_bridge.order_key(v.order), default=None)
 
@@ -142,19 +155,23 @@ def save_workflow(
 ) -> tuple[dict[str, Any], bool]:
     """Create (``create=True``; ``wpid`` given for idempotent or seeded creates) or update
     ``wpid``. Returns (reply object, whether a version was written)."""
-    envelope = parse_envelope(body)
+    target = state.config.target_version
+    envelope = parse_envelope(body, target)
     if create and idempotent and wpid is not None:
         existing = state.store.first_version(organization_id, wpid)
         if existing is not None:  # returned as is, without looking at the new body (§9.3)
             return present(existing), False
-    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml)
+    raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml, target_version=target)
     sub = submission(request)
     previous = None if create else state.store.latest(organization_id, wpid or "", include_deleted=True)
     verdicts = server_verdicts(state, sub, previous, None if create else wpid)
-    engine = engine_bridge.evaluate(raw, mode)
+    engine = engine_bridge.evaluate(raw, mode, target)
     verdicts += [v for v in engine.rejections if engine_bridge.stage_of(v) not in ("A", "B", "C1", "C3", "C5", "C6")]
     rejection = _first_rejection(verdicts)
     if rejection is not None:
+        if rejection.status >= 500:
+            # older releases fail some saves with a 500; the mock names the problem instead
+            raise Reply(422, {"detail": rejection.detail or _server_error(target)})
         raise Reply(rejection.status, {"detail": rejection.detail})
     problem = _browser_profile_key_error(sub)
     if problem:

@@ -29,6 +29,8 @@ class ServerConfig:
     folders: dict[str, str] = field(default_factory=dict)
     #: webhook hosts refused as "blocked" (C6)
     blocked_webhook_hosts: frozenset[str] = frozenset()
+    #: the service release to answer as (None: the newest modelled one)
+    target_version: str | None = None
 
 
 class ServerState:

@@ -126,10 +126,11 @@ def _error_codes(cls: Any, v: list[str] | None) -> list[str] | None:
     return service_checks.normalize_error_codes(v)
 
 
-def _timezone(cls: Any, v: str | None) -> str | None:
-    if v is not None:
-        _raise(service_checks.timezone_error(v))
-    return v
+def _timezone(self: Any) -> Any:
+    # a model validator, as in the service: the error is located at browser_settings
+    if self.timezone_id is not None:
+        _raise(service_checks.timezone_error(self.timezone_id))
+    return self
 
 
 def _geo_target(self: Any) -> Any:
@@ -190,7 +191,7 @@ VALIDATORS: dict[str, dict[str, Any]] = {
     "BranchCondition": {"check_branch": model_validator(mode="after")(_branch)},
     "RetryPolicy": {"check_retry_on": field_validator("retry_on")(classmethod(_retry_on))},
     "RetryRule": {"dedupe_codes": field_validator("error_codes")(classmethod(_error_codes))},
-    "BrowserSettings": {"check_timezone": field_validator("timezone_id")(classmethod(_timezone))},
+    "BrowserSettings": {"check_timezone": model_validator(mode="after")(_timezone)},
     "GeoTarget": {"normalise": model_validator(mode="after")(_geo_target)},
     "WorkflowRequest": {
         "check_browser_type": field_validator("browser_type")(classmethod(_browser_type)),
@@ -200,3 +201,25 @@ VALIDATORS: dict[str, dict[str, Any]] = {
     "WorkflowDefinition": {"check_definition": model_validator(mode="after")(_definition)},
     "ScriptFile": {"decode_path": field_validator("path")(classmethod(_script_path))},
 }
+
+
+#: validators that only some releases run, by the save-time check name in ``model.releases.CHECKS``
+RELEASE_CHECKS: dict[tuple[str, str], str] = {
+    ("send_email", "check_transport"): "send_email_transport",
+    ("code", "check_raw_keys"): "code_block_forbidden_keys",
+    ("BrowserSettings", "check_timezone"): "browser_settings_timezone",
+}
+
+
+def for_release(rel: Any, owner: str, field_names: set[str]) -> dict[str, Any]:
+    """The validators of ``owner`` that release ``rel`` runs, on the fields it has."""
+    out = {}
+    for name, v in VALIDATORS.get(owner, {}).items():
+        check = RELEASE_CHECKS.get((owner, name))
+        if check is not None and not rel.has_check(check):
+            continue
+        fields = getattr(getattr(v, "decorator_info", None), "fields", ())
+        if fields and not set(fields) <= field_names:
+            continue  # a field this release does not have
+        out[name] = v
+    return out

@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+if TYPE_CHECKING:  # the view is only named in annotations; the graph itself works on labels
+    from .view import Block, Workflow
 
 DANGLING, NO_ROOT, DISCONNECTED, CYCLE, DUPLICATE = "dangling", "no_root", "disconnected", "cycle", "duplicate"
 
@@ -401,10 +404,10 @@ def check_definition(scopes: Iterable[Scope], version: int, finally_label: str |
 # --------------------------------------------------------------------------- from a workflow view
 
 
-def scopes(wf: Workflow) -> list[tuple[Any, list[Any]]]:
+def scopes(wf: Workflow) -> list[tuple[Block | None, list[Block]]]:
     """Graph scopes in the order stage F validates them: the top level, then every loop body
     (depth first)."""
-    out: list[tuple[Any, list[Any]]] = [(None, wf.blocks)]
+    out: list[tuple[Block | None, list[Block]]] = [(None, wf.blocks)]
     for b in wf.all_blocks:
         if b.is_loop:
             out.append((b, b.children))

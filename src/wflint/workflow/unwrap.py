@@ -9,7 +9,7 @@ the outer file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from typing import Any
 
 from . import view
@@ -36,15 +36,17 @@ def is_envelope(root: Node) -> bool:
 
 
 def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False,
-                 source: SourceFile | None = None, data: Any = None, limits: Limits = DEFAULT) -> view.Workflow:
+                 source: SourceFile | None = None, data: Any = None, release: str | None = None,
+                 limits: Limits = DEFAULT) -> view.Workflow:
     data = root.to_data() if data is None else data
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
         result = sanitize(data, share_unchanged=True)  # data is this call's own copy
         return view.build(source_path, mode, root, result.request, sanitized=result,
-                          schema_only=schema_only, source=source, limits=limits)
-    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source, limits=limits)
+                          schema_only=schema_only, source=source, release=release, limits=limits)
+    return view.build(source_path, mode, root, data, schema_only=schema_only, source=source,
+                      release=release, limits=limits)
 
 
 def _add_workflow(out: "Unwrapped", source_path: str, mode: str, root: Node, limits: Limits, **kw: Any) -> None:
@@ -72,8 +74,29 @@ def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, 
     return make(code, name, severity, message, node.start, node.end if end else node.start, path=path, **kw)
 
 
-def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto", limits: Limits = DEFAULT) -> Unwrapped:
-    """The workflows to check in ``root``, and the envelope-level diagnostics."""
+def yaml_root_verdict(root: Node | None) -> ServiceVerdict:
+    """How the service answers a YAML document that is not a mapping: it calls ``dict()`` on
+    it, which fails (500) unless every item is a pair (a two-key mapping gives its two keys,
+    so ``- {title: .., workflow_definition: ..}`` reads as ``{"title": "workflow_definition"}``),
+    and then the request model refuses what it got (422)."""
+    try:
+        dict(root.to_data() if root is not None else None)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ServiceVerdict(500, None, ("B", 2))
+    return ServiceVerdict(422, None, ("B", 2))
+
+
+def with_yaml_root_verdict(d: Diagnostic, root: Node | None) -> Diagnostic:
+    """A WF002 of a YAML document, with the service's answer attached."""
+    if d.code != "WF002" or d.service is not None:
+        return d
+    return replace(d, service=yaml_root_verdict(root))
+
+
+def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
+           release: str | None = None, limits: Limits = DEFAULT) -> Unwrapped:
+    """The workflows to check in ``root``, and the envelope-level diagnostics. ``release``
+    is the service release to judge by (default: the newest modelled one)."""
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
@@ -84,7 +107,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
             # a bare definition: checked as the workflow_definition of a request
             root = _as_request(root)
             data = {"title": "", "workflow_definition": data if data is not None else root.get("workflow_definition").to_data()}
-        _add_workflow(out, source.path, chosen, root, limits, source=source, data=data)
+        _add_workflow(out, source.path, chosen, root, limits, source=source, data=data, release=release)
         return out
 
     yaml_node = root.get("yaml_definition")
@@ -94,9 +117,9 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
 
     if yaml_used:
         inner = parse_embedded(source, yaml_node, limits)
-        out.diagnostics.extend(inner.diagnostics)
+        out.diagnostics.extend(with_yaml_root_verdict(d, inner.root) for d in inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
-            _add_workflow(out, source.path, "yaml", inner.root, limits, source=inner.source or source)
+            _add_workflow(out, source.path, "yaml", inner.root, limits, source=inner.source or source, release=release)
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
             out.diagnostics.append(_report(
                 NOT_A_MAPPING, "yaml_definition must hold a mapping (a whole request with title and "
@@ -104,7 +127,8 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
                 yaml_node, source.path, service=ServiceVerdict(500, None, ("B", 2))))
     if json_used:
         # validated during body parsing even when yaml_definition wins (§2.1)
-        _add_workflow(out, source.path, "json", json_node, limits, schema_only=yaml_used, source=source)
+        _add_workflow(out, source.path, "json", json_node, limits, schema_only=yaml_used, source=source,
+                      release=release)
         if yaml_used:
             out.diagnostics.append(_report(
                 BOTH_DEFINITIONS, "both json_definition and yaml_definition are set: the service uses "

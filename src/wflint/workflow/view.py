@@ -98,6 +98,8 @@ class Workflow:
     #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
     #: None for plain data (the mock server), where rules fall back to node starts
     source: Any = None
+    #: the service release this request is judged by (``wflint check --target-version``)
+    release: model.Release = field(default_factory=lambda: model.NEWEST_RELEASE)
     #: the limits templates and code are parsed within (WF007)
     limits: Limits = DEFAULT
 
@@ -258,10 +260,12 @@ def build(
     sanitized: Sanitized | None = None,
     schema_only: bool = False,
     source: Any = None,
+    release: str | model.Release | None = None,
     limits: Limits = DEFAULT,
 ) -> Workflow:
+    rel = release if isinstance(release, model.Release) else model.release(release)
     wf = Workflow(path, mode, root, request, sanitized=sanitized, schema_only=schema_only,
-                  source=source, limits=limits)
+                  source=source, release=rel, limits=limits)
     d = wf.definition
     if d is None:
         return wf
@@ -270,11 +274,12 @@ def build(
         wf.params = [
             Param(i, ("workflow_definition", "parameters", i), p) for i, p in enumerate(params) if isinstance(p, dict)
         ]
-    wf.blocks = _blocks(d.get("blocks"), ("workflow_definition", "blocks"), None, loop=False)
+    wf.blocks = _blocks(d.get("blocks"), ("workflow_definition", "blocks"), None, loop=False, rel=rel)
     return wf
 
 
-def _blocks(items: Any, path: Path, parent: Block | None, loop: bool) -> list[Block]:
+def _blocks(items: Any, path: Path, parent: Block | None, loop: bool,
+            rel: model.Release = model.NEWEST_RELEASE) -> list[Block]:
     if not isinstance(items, list):
         return []
     out = []
@@ -283,24 +288,25 @@ def _blocks(items: Any, path: Path, parent: Block | None, loop: bool) -> list[Bl
             continue
         tag = data.get("block_type")
         guessed = False
-        if not isinstance(tag, str) or tag not in model.BLOCK_TYPES:
+        if not isinstance(tag, str) or tag not in rel.BLOCK_TYPES:
             if loop and "block_type" not in data:
-                tag, guessed = guess_block_type(data), True
+                tag, guessed = guess_block_type(data, rel), True
             else:
                 tag = None  # missing or unknown: WF101/WF103 report it
         block = Block(path + (i,), data, tag, guessed, parent)
-        block.children = _blocks(data.get("loop_blocks"), path + (i, "loop_blocks"), block, loop=True) if block.is_loop else []
+        block.children = _blocks(data.get("loop_blocks"), path + (i, "loop_blocks"), block, loop=True,
+                                 rel=rel) if block.is_loop else []
         out.append(block)
     return out
 
 
-def guess_block_type(data: dict[str, Any]) -> str | None:
+def guess_block_type(data: dict[str, Any], rel: model.Release = model.NEWEST_RELEASE) -> str | None:
     """The type the service picks for a loop child without ``block_type`` (§5.3): the first
     model, in tag order, that accepts the object, preferring the one with most fields set."""
     best: tuple[int, str] | None = None
-    common = {f.name for f in model.COMMON_BLOCK_FIELDS}
-    for tag, obj in model.BLOCK_TYPES.items():
-        if not accepts_as(tag, data):
+    common = {f.name for f in rel.COMMON_BLOCK_FIELDS}
+    for tag, obj in rel.BLOCK_TYPES.items():
+        if not accepts_as(tag, data, rel.version):
             continue
         fields_set = sum(1 for k in data if k in common or obj.field(k) is not None)
         if best is None or fields_set > best[0]:
@@ -315,6 +321,7 @@ def modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     from ..model import types as t
 
     out: list[tuple[Path, dict[str, Any], Any]] = []
+    rel = wf.release
 
     def visit(path: Path, data: Any, obj: Any) -> None:
         if not isinstance(data, dict) or obj is None:
@@ -324,15 +331,15 @@ def modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
             value = data.get(f.name)
             typ = f.type
             if isinstance(typ, t.Ref):
-                visit(path + (f.name,), value, model.OBJECTS.get(typ.target))
+                visit(path + (f.name,), value, rel.OBJECTS.get(typ.target))
             elif isinstance(typ, t.Array) and isinstance(typ.items, t.Ref) and isinstance(value, list):
-                target = model.OBJECTS.get(typ.items.target)
+                target = rel.OBJECTS.get(typ.items.target)
                 for i, item in enumerate(value):
                     visit(path + (f.name, i), item, target)
 
-    visit((), wf.request, model.REQUEST)
+    visit((), wf.request, rel.REQUEST)
     for p in wf.params:
-        visit(p.path, p.data, model.PARAMETER_TYPES.get(p.type or ""))
+        visit(p.path, p.data, rel.PARAMETER_TYPES.get(p.type or ""))
     for b in wf.all_blocks:
-        visit(b.path, b.data, model.BLOCK_TYPES.get(b.tag or ""))
+        visit(b.path, b.data, rel.BLOCK_TYPES.get(b.tag or ""))
     return out

@@ -1,0 +1,82 @@
+"""The service releases wflint models, and how one declaration describes all of them.
+
+Every block type, parameter type, field, enumeration value and save-time check may carry a
+``since`` mark (the first modelled release that has it) and an ``until`` mark (the first
+modelled release that no longer has it); no mark means "every modelled release". A field
+whose shape changed (required in one release, optional in the next) is declared twice with
+disjoint spans. ``view.release(X)`` derives the model of one release from those marks, and
+everything downstream (schemas, validators, known keys, the rules' checks, the mock server)
+reads that view.
+
+Taking in a new release is a local change: add it to ``RELEASES`` and mark what it added,
+removed or changed (``docs/new-service-release.md`` gives the steps; the model audit lists
+the differences).
+"""
+
+from __future__ import annotations
+
+#: the modelled releases, oldest first; the last one is the default target
+RELEASES: tuple[str, ...] = ("1.0.48", "1.0.55", "1.0.56")
+NEWEST: str = RELEASES[-1]
+
+#: the service's save-time checks that not every modelled release runs, by the name the
+#: rules and the mock server ask for: (since, until) as for fields
+CHECKS: dict[str, tuple[str | None, str | None]] = {
+    # send_email's model validator: gmail vs custom SMTP, sender unless gmail, cc/bcc only gmail
+    "send_email_transport": ("1.0.56", None),
+    # browser_settings.timezone_id must be an IANA name
+    "browser_settings_timezone": ("1.0.56", None),
+    # code blocks refuse the keys error_code and parameters (422)
+    "code_block_forbidden_keys": ("1.0.55", None),
+    # a code block's code is parsed as Jinja at save time (G5)
+    "code_jinja": ("1.0.55", None),
+    # code steps are ignored and rebuilt; before, each step's action_type was validated (422)
+    "code_steps_rebuilt": ("1.0.55", None),
+    # wait_sec out of range is a clean 422; before, the save failed with a 500
+    "wait_sec_422": ("1.0.55", None),
+    # D8 lists an undefined loop_over_parameter_key; before, the save failed with a 500
+    "d8_loop_source": ("1.0.55", None),
+}
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+class UnknownRelease(ValueError):
+    """A target version wflint does not model."""
+
+
+def check_release(version: str) -> str:
+    """``version`` if wflint models it; otherwise an error that lists the modelled ones."""
+    if version in RELEASES:
+        return version
+    raise UnknownRelease(
+        f"wflint does not model release {version!r}; modelled releases: {', '.join(RELEASES)}"
+    )
+
+
+def within(since: str | None, until: str | None, version: str) -> bool:
+    """Does the span [since, until) contain ``version``?"""
+    key = version_key(version)
+    if since is not None and key < version_key(since):
+        return False
+    return until is None or key < version_key(until)
+
+
+def first_release_with(spans: list[tuple[str | None, str | None]], after: str) -> str | None:
+    """The first modelled release later than ``after`` inside any of ``spans``, or None."""
+    for r in RELEASES:
+        if version_key(r) > version_key(after) and any(within(s, u, r) for s, u in spans):
+            return r
+    return None
+
+
+def releases_within(since: str | None, until: str | None) -> list[str]:
+    return [r for r in RELEASES if within(since, until, r)]
+
+
+def has_check(name: str, version: str) -> bool:
+    """Does ``version`` run the save-time check ``name``? (Unlisted checks run in all.)"""
+    since, until = CHECKS.get(name, (None, None))
+    return within(since, until, version)

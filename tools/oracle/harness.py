@@ -1,0 +1,315 @@
+"""The differential harness: the real service release against ``wflint check --target-version``.
+
+    python tools/oracle/harness.py 1.0.55 [--count 3000] [--seed 1] [--fixtures DIR ...]
+                                          [--no-install] [--verdicts FILE] [--show N]
+
+Cases: every fixture under the repository's ``fixtures/`` (plus any ``--fixtures`` folder),
+and ``--count`` generated ones (``generate.py``, seeded). Each case goes to the real app of the
+release (``driver.py``, run in the release's cached environment: YAML files as
+``yaml_definition``, JSON as ``json_definition``, update bodies as they are) and to wflint's
+linter for that release. Compared per case:
+
+* verdict: the service accepted (2xx) ⇔ wflint reports no error carrying a service verdict;
+* status: the service's status ⇔ the status of wflint's first rejection (the service's
+  pipeline order), counted over every case (an accepted case is "200" on both sides);
+* message: for shape-D replies (``{"detail": "..."}``), the service's text ⇔ wflint's.
+
+Cases whose answer depends on the server's configuration, not on the release (a webhook
+URL, the ui-tars engine, an explicit browser_type) are labelled ``config`` and left out of
+the counts. Prints each disagreement and one summary line; exit 1 below the thresholds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+import venvs  # noqa: E402
+from generate import Case, cases as generated  # noqa: E402
+
+VERDICT_GOAL, STATUS_GOAL = 99.5, 99.0
+
+
+# --------------------------------------------------------------------------- cases
+
+
+def fixture_cases(folders: list[Path]) -> list[Case]:
+    out = []
+    for folder in folders:
+        for f in sorted(folder.rglob("*")):
+            if f.suffix not in (".json", ".yaml", ".yml") or not f.is_file() or f.name.endswith(".fixed.json"):
+                continue
+            if ".fixed." in f.name:
+                continue
+            text = f.read_text(encoding="utf-8", errors="replace")
+            kind = "yaml" if f.suffix in (".yaml", ".yml") else "json"
+            if kind == "yaml" and _yaml_body(text) is not None:
+                kind = "yaml-body"  # an update body written in YAML: sent as the JSON it reads as
+            if kind == "json":
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    data = None
+                if not isinstance(data, dict):
+                    continue  # not a request the endpoint can carry as json_definition
+                if "json_definition" in data or "yaml_definition" in data:
+                    kind = "body"
+                elif "workflow_definition" not in data:
+                    continue
+            try:
+                rel = f.relative_to(REPO).as_posix()
+            except ValueError:
+                rel = f"{folder.name}/{f.relative_to(folder).as_posix()}"
+            out.append(Case(rel, kind, text, ["fixture"]))
+    return out
+
+
+def _yaml_body(text: str) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data):
+        return json.loads(json.dumps(data, default=str))
+    return None
+
+
+def config_dependent(case: Case) -> str | None:
+    """Why the service's answer depends on its configuration, or None."""
+    text = case.text
+    if "webhook_callback_url" in text:
+        return "webhook URL validation (ENABLE_URL_VALIDATION)"
+    if "ui-tars" in text:
+        return "ui-tars engine (ENABLE_VOLCENGINE)"
+    if "browser_type" in text:
+        return "explicit browser_type (dynamic browsers)"
+    if "credential_ids" in text:
+        return "stored credentials (credential_ids must name existing ones)"
+    return None
+
+
+# --------------------------------------------------------------------------- the two sides
+
+
+def run_service(release: str, cases: list[Case], install: bool) -> dict[str, dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="wflint-oracle-") as tmp:
+        src, dst = Path(tmp) / "cases.jsonl", Path(tmp) / "results.jsonl"
+        with src.open("w", encoding="utf-8") as fh:
+            for c in cases:
+                try:
+                    body = c.body()
+                except ValueError:
+                    body = {"yaml_definition": c.text} if c.kind == "yaml" else None
+                fh.write(json.dumps({"id": c.id, "body": body}) + "\n")
+        done = venvs.run_in(release, "driver.py", str(src), str(dst), install=install, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"oracle: the {release} driver failed:\n{done.stderr[-3000:]}")
+        sys.stderr.write(done.stderr.strip().splitlines()[-1] + "\n" if done.stderr.strip() else "")
+        return {r["id"]: r for r in map(json.loads, dst.read_text(encoding="utf-8").splitlines())}
+
+
+def wflint_verdict(case: Case, release: str) -> dict[str, Any]:
+    from wflint.api import check_text
+    from wflint.config import Config
+
+    from wflint.api import InternalError
+
+    try:
+        diags = check_text(case.text, path="case" + case.suffix, config=Config(target_version=release))
+    except InternalError as exc:
+        return {"status": -1, "detail": None, "code": "crash", "message": str(exc)}
+    rejections = [d for d in diags if d.service is not None]
+    if not rejections:
+        return {"status": 200, "detail": None, "code": None}
+    first = min(rejections, key=lambda d: _order_key(d.service.order))
+    return {"status": first.service.status, "detail": first.service.detail, "code": first.code,
+            "message": first.message}
+
+
+class Mock:
+    """wflint's mock service answering as the release, in-process: its full reply is what
+    the message comparison uses (the 422 list and joined-string forms included)."""
+
+    def __init__(self, release: str) -> None:
+        from wflint.server.testing import make_client
+
+        self.client = make_client(keys=("oracle=o_1",), target_version=release)
+        self.headers = {"x-api-key": "oracle"}
+        self.n = 0
+        self._seed()
+
+    def _seed(self) -> None:
+        seed = {"title": "oracle seed", "workflow_definition": {"parameters": [], "blocks": [
+            {"block_type": "wait", "label": "seed_wait", "wait_sec": 1}]}}
+        r = self.client.post("/v1/workflows", json={"json_definition": seed}, headers=self.headers)
+        self.wpid = r.json()["workflow_permanent_id"]
+
+    def answer(self, body: Any) -> tuple[int, Any]:
+        self.n += 1
+        if self.n % 200 == 0:
+            self._seed()
+        r = self.client.post(f"/v1/workflows/{self.wpid}", json=body, headers=self.headers)
+        try:
+            return r.status_code, r.json()
+        except ValueError:
+            return r.status_code, r.text
+
+
+def same_reply(service: Any, mock: Any) -> bool:
+    """The refusal bodies agree: the same detail string, or the same errors (type, location,
+    message) in the 422 list form."""
+    if not isinstance(service, dict) or not isinstance(mock, dict):
+        return service == mock
+    a, b = service.get("detail"), mock.get("detail")
+    if isinstance(a, list) and isinstance(b, list):
+        def key(items):
+            return [(e.get("type"), tuple(e.get("loc", ())), e.get("msg")) for e in items if isinstance(e, dict)]
+        return key(a) == key(b)
+    return a == b
+
+
+def _order_key(order: tuple) -> tuple:
+    return tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in order)
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]], show: int) -> dict[str, Any]:
+    counts: Counter = Counter()
+    lines: list[str] = []
+    verdicts: dict[str, Any] = {}
+    mock = Mock(release) if mock_wanted() else None
+    mismatches: list[str] = []
+    for c in cases:
+        got = service.get(c.id)
+        if got is None:
+            continue
+        svc_status = got["status"]
+        accepted = 200 <= svc_status < 300
+        body = got["body"]
+        svc_detail = body.get("detail") if isinstance(body, dict) and isinstance(body.get("detail"), str) else None
+        verdicts[c.id] = {"accepted": accepted, "status": svc_status, **({"detail": svc_detail} if svc_detail else {})}
+        why = config_dependent(c)
+        if why:
+            counts["config"] += 1
+            continue
+        w = wflint_verdict(c, release)
+        counts["cases"] += 1
+        counts["fixtures" if "fixture" in c.tags else "generated"] += 1
+        counts["accepted"] += accepted
+        w_accepts = w["status"] == 200
+        if w_accepts == accepted:
+            counts["verdict"] += 1
+        if (w["status"] if not w_accepts else 200) == (svc_status if not accepted else 200):
+            counts["status"] += 1
+        if not accepted and mock is not None and 400 <= svc_status < 500:
+            counts["refusals"] += 1
+            try:
+                m_status, m_body = mock.answer(c.body())
+            except ValueError:
+                m_status, m_body = 0, None
+            if m_status == svc_status and same_reply(body, m_body):
+                counts["message"] += 1
+            else:
+                mismatches.append(f"{c.id}: service {svc_status} {json.dumps(body)[:300]}\n    mock    {m_status} "
+                                  f"{json.dumps(m_body)[:300]}")
+        if w_accepts != accepted or (not accepted and w["status"] != svc_status):
+            shown = json.dumps(body)[:400] if not accepted else "accepted"
+            lines.append(f"{c.id} [{', '.join(c.tags)}]: service {svc_status} {shown}\n"
+                         f"    wflint {w['status']} {w.get('code') or ''} {w.get('message') or ''}"[:900])
+    for line in lines[:show]:
+        print(line)
+    if len(lines) > show:
+        print(f"... and {len(lines) - show} more disagreements")
+    if MESSAGES_SHOWN[0]:
+        print(f"message mismatches ({len(mismatches)}):")
+        for line in mismatches[:MESSAGES_SHOWN[0]]:
+            print(line)
+    return {"counts": counts, "verdicts": verdicts, "disagreements": len(lines)}
+
+
+def write_verdicts(path: Path, release: str, verdicts: dict[str, Any]) -> None:
+    """Merge this release's verdicts on the fixtures beside ``path`` (its folder) into it:
+    {fixture: {release: {accepted, status[, detail]}}}."""
+    try:
+        prefix = path.resolve().parent.relative_to(REPO).as_posix() + "/"
+    except ValueError:
+        prefix = ""
+    merged = json.loads(path.read_text()) if path.exists() else {}
+    for case_id, verdict in verdicts.items():
+        if case_id.startswith(prefix) and not case_id.startswith("gen-"):
+            if "detail" in verdict:  # a 500's text names the workflow: keep the file stable
+                verdict = {**verdict, "detail": re.sub(r"wpid_[0-9]+", "wpid_...", verdict["detail"])}
+            merged.setdefault(case_id[len(prefix):], {})[release] = verdict
+    path.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+
+
+MESSAGES_SHOWN = [0]
+
+
+def mock_wanted() -> bool:
+    try:
+        import starlette  # noqa: F401  (the serve extra)
+    except ImportError:
+        return False
+    return True
+
+
+def pct(a: int, b: int) -> float:
+    return 100.0 * a / b if b else 100.0
+
+
+def summary(release: str, counts: Counter, seconds: float) -> str:
+    n = counts["cases"]
+    return (f"oracle {release}: {n} cases ({counts['generated']} generated, {counts['fixtures']} fixtures; "
+            f"{counts['accepted']} accepted by the service), {counts['config']} config-dependent set aside; "
+            f"verdict agreement {pct(counts['verdict'], n):.2f}%, status agreement {pct(counts['status'], n):.2f}%, "
+            f"message agreement (wflint serve's reply) {pct(counts['message'], counts['refusals']):.2f}% of "
+            f"{counts['refusals']} 4xx refusals; {seconds:.0f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("release")
+    ap.add_argument("--count", type=int, default=3000, help="generated cases (default 3000)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--fixtures", type=Path, action="append", default=[], help="another fixture folder")
+    ap.add_argument("--no-repo-fixtures", action="store_true")
+    ap.add_argument("--no-install", action="store_true")
+    ap.add_argument("--show", type=int, default=50, help="disagreements to print")
+    ap.add_argument("--verdicts", type=Path, help="write the service's verdict per fixture case (JSON)")
+    ap.add_argument("--results", type=Path, help="write the service's raw reply per case (JSON lines)")
+    ap.add_argument("--show-messages", type=int, default=0, help="message mismatches to print")
+    args = ap.parse_args(argv)
+    t0 = time.monotonic()
+    MESSAGES_SHOWN[0] = args.show_messages
+    folders = ([] if args.no_repo_fixtures else [REPO / "fixtures"]) + args.fixtures
+    all_cases = fixture_cases(folders) + generated(args.seed, args.count)
+    service = run_service(args.release, all_cases, not args.no_install)
+    if args.results:
+        args.results.write_text("".join(json.dumps(r) + "\n" for r in service.values()))
+    result = compare(args.release, all_cases, service, args.show)
+    if args.verdicts:
+        write_verdicts(args.verdicts, args.release, result["verdicts"])
+    counts = result["counts"]
+    print(summary(args.release, counts, time.monotonic() - t0))
+    ok = pct(counts["verdict"], counts["cases"]) >= VERDICT_GOAL and pct(counts["status"], counts["cases"]) >= STATUS_GOAL
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
