@@ -202,12 +202,9 @@ def test_an_unreadable_directory_is_a_finding_not_a_silent_pass(tmp_path):
     assert [d["code"] for d in json.loads(r.stdout)] == ["WF006"]
 
 
-def test_stdin_obeys_the_size_limit(monkeypatch):
-    import wflint.api as api
-
-    monkeypatch.setattr(api, "MAX_FILE_BYTES", 100)  # the CLI reads the limit from the API when it runs
-    r = run("check", "--format", "concise", "-", input=VALID * 10)
-    assert r.exit_code == 1 and "WF006" in r.stdout and "standard input is too large" in r.stdout
+def test_stdin_obeys_the_size_limit():
+    r = run("check", "--format", "concise", "--limit", "file-bytes=100", "-", input=VALID * 10)
+    assert r.exit_code == 1 and "WF006" in r.stdout and "too large to be a workflow definition" in r.stdout
 
 
 def test_an_unreadable_directory_is_reported_whoever_runs_the_tests(tmp_path, monkeypatch):
@@ -234,7 +231,7 @@ def test_a_file_that_vanishes_after_the_walk_is_reported_and_the_run_goes_on(tmp
     write(tmp_path, {"a.yaml": VALID, "b.yaml": VALID})
     real_read = api.read_limited
 
-    def read(path):
+    def read(path, *limit):
         if path.name == "a.yaml":
             path.unlink()
         return real_read(path)

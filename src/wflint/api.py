@@ -125,7 +125,7 @@ class FileResult:
 
 
 def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
-    parsed = parse(source, fmt)
+    parsed = parse(source, fmt, config.limits)
     root = parsed.root
     recognition = recognize(root, source.text)
     if require_workflow and not recognition.is_workflow:
@@ -134,7 +134,7 @@ def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow
     diags = list(parsed.diagnostics) if chosen != "yaml" else [
         unwrap.with_yaml_root_verdict(d, root) for d in parsed.diagnostics]
     if root is not None and root.kind == "map":
-        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version)
+        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version, config.limits)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
@@ -152,6 +152,9 @@ def check_source(
 
 
 def _check_data(data: bytes, path: str, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
+    if len(data) > config.limits.file_bytes:
+        return FileResult(_postprocess(None, [too_large(path, config.limits.file_bytes, len(data))], config),
+                          "too large to read", False)
     source, diags = decode(data, path)
     if source is None:
         if require_workflow:
@@ -168,7 +171,19 @@ def check_bytes(
 
 def check_text(text: str, path: str = "<stdin>", config: Config | None = None, fmt: str | None = None) -> list[Diagnostic]:
     """Check one document given as text. ``fmt`` ("yaml"/"json") overrides the file suffix."""
+    config = config or Config()
+    most = config.limits.file_bytes
+    # a character is 1 to 4 bytes in UTF-8: count the bytes only when it can matter
+    if len(text) > most or (len(text) * 4 > most and len(text.encode("utf-8", "surrogatepass")) > most):
+        return _postprocess(None, [too_large(path, most)], config)
     return check_source(SourceFile(text, path), config, fmt)  # type: ignore[return-value]
+
+
+def too_large(path: str, limit: int, size: int | None = None) -> Diagnostic:
+    """WF006 (unreadable-file) for a file, standard input or text over the ``file-bytes`` limit."""
+    what = "too large to be a workflow definition" + ("" if size is None else f" ({size} bytes)")
+    return unreadable(path, f"{what}: over the 'file-bytes' limit of {limit} (raise it with --limit file-bytes=N "
+                            "or [limits] in .wflint.toml)")
 
 
 def unreadable(shown: str, message: str) -> Diagnostic:
@@ -186,7 +201,7 @@ def check_file(path: Path, config: Config | None = None, *, explicit: bool = Tru
     config = config or Config()
     shown = str(path)
     try:
-        data = read_limited(path)
+        data = read_limited(path, config.limits.file_bytes)
     except OSError as exc:
         return [unreadable(shown, unreadable_reason(path, shown, exc))]
     return _check_data(data, shown, config, None, not explicit).diagnostics
@@ -196,7 +211,7 @@ def _check_candidate(candidate: Candidate, config: Config, codes: list[str]) -> 
     if codes:
         config = replace(config, ignore=[*config.ignore, *codes])
     try:
-        data = read_limited(candidate.path)
+        data = read_limited(candidate.path, config.limits.file_bytes)
     except TooLarge as exc:
         return FileResult(_postprocess(None, [unreadable(candidate.shown, str(exc))], config), "too large to read", False)
     except OSError as exc:  # it vanished or changed since the walk
@@ -211,9 +226,6 @@ def _check_candidate(candidate: Candidate, config: Config, codes: list[str]) -> 
 def check_stdin(data: bytes, name: str, config: Config) -> FileResult:
     """Standard input, which obeys the file size limit and, like a file, is checked only
     when its content is a workflow."""
-    if len(data) > MAX_FILE_BYTES:
-        message = f"standard input is too large to be a workflow definition (over {MAX_FILE_BYTES} bytes)"
-        return FileResult(_postprocess(None, [unreadable(name, message)], config), "too large to read", False)
     return _check_data(data, name, config, None, True)
 
 
@@ -330,7 +342,7 @@ def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = T
     """Like ``check_file``: None when a file met while walking a directory is not a workflow
     (by content, as ``check_paths`` decides)."""
     try:
-        data = read_limited(path)
+        data = read_limited(path, (config or Config()).limits.file_bytes)
     except TooLarge:
         return Inspection(str(path), [], check_file(path, config) or [])
     except OSError as exc:
@@ -360,6 +372,17 @@ class Evaluation:
 
 def _order_key(order: tuple) -> tuple:
     return tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in order)
+
+
+def over_limits(request: dict[str, Any], limits: "Limits | None" = None) -> Diagnostic | None:
+    """The WF007 finding of the first limit a request given as plain data exceeds (string
+    lengths, blocks, parameters, loop nesting), or None: for the mock server, before it
+    evaluates or stores anything. Depth and size are the caller's to bound while parsing."""
+    from .document.data_tree import node_tree
+    from .document.limits import DEFAULT
+    from .workflow.size_limits import first_excess
+
+    return first_excess(node_tree(request), limits or DEFAULT, "<request>")
 
 
 def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = False, config: Config | None = None) -> Evaluation:

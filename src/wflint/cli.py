@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .config import Config, ConfigError, discover, load, settings_text
+from .config import Config, ConfigError, discover, load, settings_text, with_limits
 from .diagnostics import at_or_above, finalize
+from .document.source import decode, split_lines
 from .report import color, progress, statistics
 from .report.formats import FORMATS, HUMAN_FORMATS, render
 from .report.output_file import OutputFileError, write_report
+from .report.safe_text import printable
 
 if TYPE_CHECKING:  # the library API (parsers, rules, validators) is imported by the commands that use it
     from .api import Report
@@ -32,24 +34,32 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 class _LineCache:
-    """Source lines for the ``full`` format, read once per file."""
+    """Source lines for the ``full`` format, read once per file and split exactly where the
+    checker counts lines (``\\n``, ``\\r\\n``, ``\\r``; not at U+0085, U+2028, U+2029, VT or FF,
+    which ``str.splitlines`` would break at, quoting the wrong line)."""
 
-    def __init__(self, stdin_name: str | None = None, stdin_text: str | None = None) -> None:
+    def __init__(self, stdin_name: str | None = None, stdin_data: bytes | None = None) -> None:
         self._files: dict[str, list[str] | None] = {}
-        if stdin_name is not None and stdin_text is not None:
-            self._files[stdin_name] = stdin_text.splitlines()
+        if stdin_name is not None and stdin_data is not None:
+            self._files[stdin_name] = _split_lines(stdin_data)
 
     def __call__(self, path: str, n: int) -> str | None:
         if path not in self._files:
             try:
-                text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
-                self._files[path] = text.splitlines()
+                self._files[path] = _split_lines(Path(path).read_bytes())
             except OSError:
                 self._files[path] = None
         lines = self._files[path]
         if lines is None or not 1 <= n <= len(lines):
             return None
-        return lines[n - 1].replace("\r", "")
+        return lines[n - 1]
+
+
+def _split_lines(data: bytes) -> list[str] | None:
+    source, _ = decode(data)
+    if source is None:
+        return None
+    return split_lines(source.text)
 
 
 def _version_message() -> str:
@@ -87,6 +97,7 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
+@click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per idle CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 # -- reporting options: what is printed where (the work is done by report/ modules)
@@ -102,9 +113,9 @@ def main() -> None:
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
 @click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
-def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, jobs, debug, exit_zero, output_file,
-          show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore, follow_links,
-          target_version) -> None:
+def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
+          output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
+          follow_links, target_version) -> None:
     """Check workflow files and directories ('-' reads standard input; no path means '.').
 
     Only files whose content is a workflow are checked, however they are named; `--show-files`
@@ -121,13 +132,15 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.fail_level = fail_level
         if mode:
             cfg.mode = mode
+        if limits:
+            cfg.limits = with_limits(cfg.limits, _limit_values(limits), "--limit")
         if target_version:
             cfg.target_version = target_version
         if respect_gitignore is not None:
             cfg.respect_gitignore = respect_gitignore
         cfg.validate()
     except ConfigError as exc:
-        click.echo(f"wflint: {exc}", err=True)
+        click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
     if show_settings:
         from .discovery import base_dir
@@ -147,12 +160,12 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         with bar:
             report, lines = _run(paths, cfg, stdin_filename, jobs, on_file, follow_links)
     except FileNotFoundError as exc:
-        click.echo(f"wflint: {exc}", err=True)
+        click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
     except (InternalError, Exception) as exc:  # noqa: BLE001 - the last line of defence
         if debug:
             traceback.print_exc()
-        click.echo(f"wflint: internal error: {exc}" + ("" if debug else " (run with --debug for details)"), err=True)
+        click.echo(f"wflint: internal error: {printable(str(exc))}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
     if show_files or verbose:
@@ -203,22 +216,33 @@ def _emit(
         click.echo(statistics.files_summary(diags, files_checked), err=True)
 
 
+def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
+    values: dict[str, int] = {}
+    for spec in _split(specs):
+        name, sep, number = spec.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise ConfigError(f"--limit takes NAME=N with N a positive integer, not {spec!r}")
+        values[name.strip()] = int(number)
+    return values
+
+
 def _run(
     paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None,
     follow_links: bool = False,
 ) -> tuple[Report, _LineCache]:
-    from .api import MAX_FILE_BYTES, Report, check_paths, check_stdin
+    from .api import Report, check_paths, check_stdin
 
     files = [p for p in paths if p != "-"]
     report = check_paths(files, cfg, jobs=jobs, on_file=on_file, follow_links=follow_links) if files else Report()
     lines = _LineCache()
     if "-" in paths:
-        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        # never more than the limit and one byte: a larger input is reported, not read whole
+        data = sys.stdin.buffer.read(cfg.limits.file_bytes + 1)
         name = stdin_filename or "<stdin>"
         report.add(name, check_stdin(data, name, cfg))
         if on_file is not None:
             on_file(name, name in report.checked, 1, 1)
-        lines = _LineCache(name, data.decode("utf-8-sig", errors="replace"))
+        lines = _LineCache(name, data)
     return report, lines
 
 

@@ -15,6 +15,8 @@ Keys (all optional)::
     "legacy/**" = ["WF213"]
     [severity]                 # per-rule severity overrides
     WF213 = "error"
+    [limits]                   # wflint's limits for hostile input (document/limits.py)
+    blocks = 20000
 
 Globs have gitignore semantics and match paths relative to the configuration file's directory
 (the working directory without one): see ``wflint.discovery``.
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import SEVERITIES
+from .document.limits import DEFAULT as DEFAULT_LIMITS, Limits
 
 MODES = ("auto", "json", "yaml")
 
@@ -47,6 +50,7 @@ class Config:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     respect_gitignore: bool = True
     severity: dict[str, str] = field(default_factory=dict)
+    limits: Limits = DEFAULT_LIMITS
     source: str | None = None
     #: the service release to judge by; None means the newest release wflint models
     target_version: str | None = None
@@ -58,6 +62,8 @@ class Config:
             raise ConfigError(f"fail-level must be one of {', '.join(SEVERITIES)}, not {self.fail_level!r}")
         if self.mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        if not self.select:
+            raise ConfigError("select is empty, which would turn every rule off (use ALL, codes, prefixes or names)")
         if self.target_version is not None:
             from .model.releases import UnknownRelease, check_release
 
@@ -67,6 +73,8 @@ class Config:
                 raise ConfigError(f"target-version: {exc}") from None
         for sel in [*self.select, *self.ignore]:
             s = sel.strip()
+            if not s:
+                raise ConfigError("an empty rule selector (use ALL, a code such as WF201, a prefix such as WF2, or a rule name)")
             if s.upper() == "ALL":
                 continue
             if lookup(s) is None and not any(code.startswith(s.upper()) for code in registry()):
@@ -84,7 +92,7 @@ class Config:
 
 
 _KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "include", "per-file-ignores", "respect-gitignore",
-         "severity", "target-version"}
+         "severity", "target-version", "limits"}
 
 
 def from_table(table: dict[str, Any], origin: str) -> Config:
@@ -124,7 +132,19 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
     if not isinstance(sev, dict) or not all(isinstance(v, str) for v in sev.values()):
         raise ConfigError(f"{origin}: 'severity' must be a table of rule = \"severity\"")
     cfg.severity = {k.upper() if k.upper().startswith("WF") else k: v for k, v in sev.items()}
+    limits = table.get("limits", {})
+    if not isinstance(limits, dict):
+        raise ConfigError(f"{origin}: 'limits' must be a table of name = number")
+    cfg.limits = with_limits(cfg.limits, limits, origin)
     return cfg
+
+
+def with_limits(base: Limits, values: dict[str, Any], origin: str) -> Limits:
+    """``base`` with the limits in ``values`` (config keys) set; ConfigError on a bad one."""
+    try:
+        return base.with_values(values, origin)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def load(path: Path) -> Config:
@@ -135,6 +155,8 @@ def load(path: Path) -> Config:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 by definition
+        raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as UTF-8") from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("wflint", {})
     return from_table(data, str(path)).validate()
@@ -153,7 +175,7 @@ def discover(start: Path) -> Config:
             try:
                 with pyproject.open("rb") as fh:
                     data = tomllib.load(fh)
-            except (OSError, tomllib.TOMLDecodeError):
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
                 continue
             if "wflint" in data.get("tool", {}):
                 return load(pyproject)

@@ -32,12 +32,13 @@ from typing import Iterable, Iterator
 import pathspec
 
 from .config import Config
+from .document.limits import DEFAULT as DEFAULT_LIMITS
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
 #: directories a walk never enters (version control, dependencies, caches)
 SKIPPED_DIRS = ("node_modules", "__pycache__")
 #: files larger than this are reported instead of parsed (a definition is a few KB)
-MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_FILE_BYTES = DEFAULT_LIMITS.file_bytes  # the default of the 'file-bytes' limit
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,7 @@ def unreadable_reason(path: Path, shown: str, exc: OSError | None = None) -> str
     return f"cannot read {shown}: {(exc.strerror or exc) if exc else 'unknown error'}"
 
 
-def read_limited(path: Path) -> bytes:
+def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file, refusing anything else and anything over the limit. The
     type is checked on the open descriptor, so a file swapped for a FIFO after the walk
     cannot block the run. Raises OSError (with a message a person can read) otherwise."""
@@ -291,18 +292,19 @@ def read_limited(path: Path) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise TooLarge(info.st_size)
+        if info.st_size > limit:
+            raise TooLarge(info.st_size, limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+            data = fh.read(limit + 1)
     finally:
         os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise TooLarge(len(data))
+    if len(data) > limit:
+        raise TooLarge(len(data), limit)
     return data
 
 
 class TooLarge(OSError):
-    def __init__(self, size: int):
-        super().__init__(f"file is too large to be a workflow definition ({size} bytes, limit {MAX_FILE_BYTES})")
+    def __init__(self, size: int, limit: int = MAX_FILE_BYTES):
+        super().__init__(f"file is too large to be a workflow definition ({size} bytes): over the 'file-bytes' "
+                         f"limit of {limit} (raise it with --limit file-bytes=N or [limits] in .wflint.toml)")
         self.size = size

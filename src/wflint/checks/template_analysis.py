@@ -21,6 +21,8 @@ from jinja2.lexer import TokenStream
 from jinja2.parser import Parser
 from jinja2.sandbox import SandboxedEnvironment
 
+from ..document.limits import DEFAULT as DEFAULT_LIMITS, exceeded, template_depth
+
 #: the environment the service renders block templates with (default delimiters and globals)
 ENV = SandboxedEnvironment()
 #: names every template can use without the workflow defining them: Jinja's globals
@@ -51,6 +53,9 @@ class SyntaxProblem:
     #: False when Jinja did not report a syntax error but failed (too deep nesting): the
     #: service fails the same way, but not with a TemplateSyntaxError message
     exact: bool = True
+    #: True when the template was not parsed because it nests deeper than wflint's
+    #: ``template-depth`` limit (reported as WF007, not as a syntax error)
+    limit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +84,18 @@ def has_jinja(text: str) -> bool:
 
 
 @lru_cache(maxsize=32768)
-def analyze(text: str) -> Analysis:
-    """Parse ``text`` as the service does and collect what it reads (cached per string)."""
+def analyze(text: str, depth_limit: int = DEFAULT_LIMITS.template_depth) -> Analysis:
+    """Parse ``text`` as the service does and collect what it reads (cached per string).
+    A template nesting deeper than ``depth_limit`` is not parsed (Jinja's parser recurses)."""
     if not has_jinja(text):
         return NO_JINJA
     simple = _simple(text)
-    return simple if simple is not None else _parse(text)
+    if simple is not None:
+        return simple
+    if template_depth(text, depth_limit) > depth_limit:
+        message = exceeded("template_depth", "a template nests too deeply", depth_limit)
+        return Analysis(SyntaxProblem(message, 1, 0, exact=False, limit=True))
+    return _parse(text)
 
 
 def _simple(text: str) -> Analysis | None:

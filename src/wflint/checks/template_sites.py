@@ -45,10 +45,12 @@ class Site:
     block: Block | None
     kind: str
     loop_scope: bool
+    #: the ``template-depth`` limit the text is parsed within
+    depth_limit: int = 50
 
     @property
     def analysis(self) -> Analysis:
-        return analyze(self.text)
+        return analyze(self.text, self.depth_limit)
 
 
 def _strings(value: Any, path: Path, kind: str):
@@ -85,7 +87,7 @@ def sites(wf: Workflow) -> list[Site]:
             for where, value in _strings(data[f.name], path + (f.name,), f.templated):
                 text = mask_python_comments(value) if is_code else value
                 out.append(Site(where, value, text, f.name, block, "code" if is_code else f.templated,
-                                _loop_scope(block, path, any_loop_body)))
+                                _loop_scope(block, path, any_loop_body), wf.limits.template_depth))
     wf.cache["template_sites"] = out
     return out
 

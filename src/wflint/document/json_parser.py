@@ -16,7 +16,8 @@ from ..diagnostics import Diagnostic
 from .nodes import Node
 from ..diagnostics import Pos
 from .source import SourceFile
-from .parse_result import MAX_DEPTH, ParseResult, _check_root, _diag, _key_repeated
+from .limits import DEFAULT, Limits, exceeded
+from .parse_result import ParseResult, _check_root, _diag, _key_repeated
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -36,24 +37,28 @@ _WORDS = {"n": "null", "t": "true", "f": "false", "N": "NaN", "I": "Infinity"}
 
 
 class _JsonError(Exception):
-    def __init__(self, message: str, index: int):
+    def __init__(self, message: str, index: int, limit: bool = False):
         super().__init__(message)
-        self.message, self.index = message, index
+        self.message, self.index, self.limit = message, index, limit
 
 
-def _parse_json(source: SourceFile) -> ParseResult:
+def _parse_json(source: SourceFile, limits: Limits = DEFAULT) -> ParseResult:
     diags: list[Diagnostic] = []
     try:
-        root = _json_tree(source, diags)
+        root = _json_tree(source, diags, limits.depth, limits.nodes)
     except _JsonError as err:
         message, index = err.message, err.index
-        if not message.startswith("nested too deeply"):
-            try:  # word it exactly as the service's JSON decoder does
-                json.loads(source.text)
-            except json.JSONDecodeError as exc:
-                message, index = exc.msg, exc.pos
-            except (ValueError, RecursionError):
-                pass
+        if err.limit:
+            where = source.pos(index)
+            diags = [d for d in diags if d.offset < index]
+            diags.append(_diag("WF007", message, where, where, source.path))
+            return ParseResult(None, diags, "json", source)
+        try:  # word it exactly as the service's JSON decoder does
+            json.loads(source.text)
+        except json.JSONDecodeError as exc:
+            message, index = exc.msg, exc.pos
+        except (ValueError, RecursionError):
+            pass
         where = source.pos(index)
         diags = [d for d in diags if d.offset < index]
         diags.append(_diag("WF001", f"could not parse JSON: {message}", where, where, source.path))
@@ -62,7 +67,7 @@ def _parse_json(source: SourceFile) -> ParseResult:
     return ParseResult(root, diags, "json", source)
 
 
-def _json_tree(source: SourceFile, diags: list[Diagnostic]) -> Node:
+def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_nodes: int) -> Node:
     """An iterative JSON parser producing positioned nodes (raises ``_JsonError``).
 
     ``stack`` holds the open containers; for an object, ``seen`` maps each key to its first
@@ -79,8 +84,12 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic]) -> Node:
     key: Node | None = None
     seen: dict | None = None
     i = _WS.match(text).end()
+    nodes = 0
     while True:
         # ---- one value at i
+        nodes += 1
+        if nodes > max_nodes:
+            raise _JsonError(exceeded("nodes", "too many values in the document", max_nodes), i, limit=True)
         c = text[i : i + 1]
         if c == '"':
             m = simple_string(text, i)
@@ -98,8 +107,8 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic]) -> Node:
                 i = m.end()
                 node.end = pos(i)
             else:
-                if len(stack) >= MAX_DEPTH:
-                    raise _JsonError(f"nested too deeply (limit {MAX_DEPTH})", i)
+                if len(stack) >= max_depth:
+                    raise _too_deep(max_depth, i)
                 stack.append(node)
                 keys.append(key)
                 seens.append(seen)
@@ -120,8 +129,8 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic]) -> Node:
             if m.group(1):
                 node.end = pos(i)
             else:
-                if len(stack) >= MAX_DEPTH:
-                    raise _JsonError(f"nested too deeply (limit {MAX_DEPTH})", node.start.offset)
+                if len(stack) >= max_depth:
+                    raise _too_deep(max_depth, node.start.offset)
                 stack.append(node)
                 keys.append(key)
                 seens.append(seen)
@@ -193,6 +202,10 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic]) -> Node:
             key = keys.pop()
             seen = seens.pop()
             node = parent
+
+
+def _too_deep(max_depth: int, index: int) -> _JsonError:
+    return _JsonError(exceeded("depth", "JSON nesting too deep", max_depth), index, limit=True)
 
 
 def _json_string(text: str, i: int) -> tuple[str, int]:

@@ -11,10 +11,11 @@ The parts:
   tags, one document), with libyaml for speed and PyYAML's pure-Python parser as the arbiter
   of the exact error messages;
 * ``yaml_composer`` — libyaml's events composed into ``Node``s in one pass, with the limits
-  hostile input needs (``MAX_DEPTH``, ``MAX_ALIAS_NODES``) and the constructor's checks;
+  hostile input needs (nesting depth, alias expansion: ``limits``) and the constructor's checks;
 * ``yaml_errors`` — PyYAML-style problems and the service's verdict on them;
 * ``json_parser`` — the JSON path: a small iterative parser with ``json.loads``'s messages;
-* ``parse_result`` — ``ParseResult``, the limits, and the diagnostics both paths share.
+* ``parse_result`` — ``ParseResult`` and the diagnostics both paths share;
+* ``limits`` — every limit hostile input meets, with its default (WF007).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .nodes import Node
 from ..diagnostics import Pos
 from .source import EmbeddedSource, SourceFile
 from .string_offsets import value_offsets
+from .limits import DEFAULT, Limits
 from .parse_result import MAX_ALIAS_NODES, MAX_DEPTH, ParseResult, _diag
 from .json_parser import _WS, _parse_json
 from .yaml_parser import _parse_yaml
@@ -34,26 +36,27 @@ from .yaml_parser import _parse_yaml
 __all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "ParseResult", "parse", "parse_embedded"]
 
 
-def parse(source: SourceFile, fmt: str | None = None) -> ParseResult:
+def parse(source: SourceFile, fmt: str | None = None, limits: Limits = DEFAULT) -> ParseResult:
     """Parse a file as ``fmt`` ("yaml"/"json"), or by its extension, or by sniffing its text."""
     with _no_gc():
-        return _parse(source, fmt)
+        return _parse(source, fmt, limits)
 
 
-def _parse(source: SourceFile, fmt: str | None) -> ParseResult:
+def _parse(source: SourceFile, fmt: str | None, limits: Limits) -> ParseResult:
     fmt = fmt or format_from_path(source.path)
     if fmt == "json":
-        return _parse_json(source)
+        return _parse_json(source, limits)
     if fmt != "yaml":
         first = _WS.match(source.text).end()
         if source.text[first : first + 1] in ("{", "["):
-            result = _parse_json(source)
+            result = _parse_json(source, limits)
             if not any(d.code == "WF001" for d in result.diagnostics):
                 return result
-    return _parse_yaml(source.text, source.pos_function(), source.path, source, "the file", source.span_function())
+    pos, span = source.pos_function(), source.span_function()
+    return _parse_yaml(source.text, pos, source.path, source, "the file", span, limits)
 
 
-def parse_embedded(outer: SourceFile, node: Node) -> ParseResult:
+def parse_embedded(outer: SourceFile, node: Node, limits: Limits = DEFAULT) -> ParseResult:
     """Parse the string value of ``node`` (a ``yaml_definition``) as YAML.
 
     Every position in the result, nodes and diagnostics alike, is a position in ``outer``:
@@ -72,7 +75,7 @@ def parse_embedded(outer: SourceFile, node: Node) -> ParseResult:
         return outer_pos(table[index if index <= last else last])
 
     with _no_gc():
-        return _parse_yaml(node.value, pos_of, outer.path, embedded, "yaml_definition")
+        return _parse_yaml(node.value, pos_of, outer.path, embedded, "yaml_definition", None, limits)
 
 
 @contextmanager

@@ -12,14 +12,15 @@ from ..diagnostics import Diagnostic, make
 from .nodes import Node
 from ..diagnostics import Pos
 from .source import SourceFile
+from . import limits as _limits
 
 #: a function giving the positions of a start and an end offset at once
 _SpanOf = Callable[[int, int], "tuple[Pos, Pos]"]
 
-#: collections nested deeper than this are refused (WF001)
-MAX_DEPTH = 500
-#: extra nodes aliases may add to a document before it counts as an alias bomb (WF001)
-MAX_ALIAS_NODES = 200_000
+#: the default limits (``limits.Limits``): collections nested deeper than this are refused, and
+#: so is a document to which aliases add more nodes (WF007)
+MAX_DEPTH = _limits.DEFAULT.depth
+MAX_ALIAS_NODES = _limits.DEFAULT.alias_nodes
 
 
 @dataclass
@@ -43,7 +44,10 @@ def _diag(code: str, message: str, start: Pos, end: Pos | None, path: str, **ext
 
 #: The rules both paths report. Their documentation lives with the rule modules, which sit
 #: above this stage; a test holds these names equal to the registry's.
-_NAMES = {"WF001": "syntax-error", "WF002": "not-a-mapping", "WF003": "duplicate-key", "WF005": "multiple-documents"}
+_NAMES = {
+    "WF001": "syntax-error", "WF002": "not-a-mapping", "WF003": "duplicate-key", "WF005": "multiple-documents",
+    _limits.CODE: _limits.NAME,
+}  # fmt: skip
 
 
 def _check_root(root: Node | None, empty: bool, what: str, pos0: Pos, path: str) -> list[Diagnostic]:

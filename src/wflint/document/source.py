@@ -162,6 +162,12 @@ def _pos_factory() -> Callable[[int, int, int], Pos]:
     return new_pos
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` without their breaks, split exactly where positions count lines
+    (``str.splitlines`` also breaks at U+0085, U+2028, U+2029, VT, FF and more)."""
+    return _LINE_BREAK.split(text)
+
+
 def _line_starts(text: str) -> list[int]:
     if "\r" not in text:
         starts = [0]

@@ -26,7 +26,8 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostic
 from .nodes import Node
 from ..diagnostics import Pos
-from .parse_result import MAX_ALIAS_NODES, MAX_DEPTH, _diag, _key_repeated, _SpanOf
+from .limits import DEFAULT, Limits, exceeded
+from .parse_result import _diag, _key_repeated, _SpanOf
 from .yaml_errors import _no_constructor, _node_id, _pairs_context, _Problem, _verdict
 
 _TAG = "tag:yaml.org,2002:"
@@ -84,8 +85,10 @@ class _YamlComposer:
     ``yaml_parser._YamlReader`` extends it with the driver: which parser, and fatal problems.
     """
 
-    def __init__(self, text: str, pos_of: Callable[[int], Pos], path: str, span_of: _SpanOf | None = None):
-        self.text, self.pos_of, self.path = text, pos_of, path
+    def __init__(
+        self, text: str, pos_of: Callable[[int], Pos], path: str, span_of: _SpanOf | None = None, limits: Limits = DEFAULT
+    ):
+        self.text, self.pos_of, self.path, self.limits = text, pos_of, path, limits
         self.span_of: _SpanOf = span_of or (lambda start, end: (pos_of(start), pos_of(end)))
         self.constructor = SafeConstructor()
         self._reset()
@@ -97,6 +100,9 @@ class _YamlComposer:
         self.fatal = False
         self.documents = 0
         self.alias_nodes = 0
+        #: characters of scalar text the aliases met so far add, and each anchored node's own
+        self.alias_chars = 0
+        self._chars_of: dict[int, int] = {}
         #: (start, end, quoted or block) of every scalar, collected only when the text holds a tab
         self.scalar_spans: list[tuple[int, int, bool]] | None = [] if "\t" in text else None
         #: the deepest nesting met, to budget a re-read with the slow pure-Python parser
@@ -123,6 +129,7 @@ class _YamlComposer:
         anchors: dict[str, object] = {}
         root: Node | None = None
         root_mark = None
+        max_depth, max_nodes, nodes = self.limits.depth, self.limits.nodes, 0
 
         while True:
             event = get_event()
@@ -148,8 +155,9 @@ class _YamlComposer:
                     self._check_anchor(anchors, event)
                     anchors[event.anchor] = (node, tag, 1, mark)
             elif kind is MappingStart or kind is SequenceStart:
-                if len(stack) >= MAX_DEPTH:
-                    raise _Problem(f"nested too deeply (limit {MAX_DEPTH})", event.start_mark, exact=False)
+                if len(stack) >= max_depth:
+                    message = exceeded("depth", "YAML nesting too deep", max_depth)
+                    raise _Problem(message, event.start_mark, exact=False, limit=True)
                 frame = self._open(event, kind is MappingStart)
                 if len(stack) >= self.max_depth:
                     self.max_depth = len(stack) + 1
@@ -180,6 +188,10 @@ class _YamlComposer:
                 continue
 
             # ---- attach the finished node to its parent
+            nodes += 1
+            if nodes > max_nodes:
+                message = exceeded("nodes", "too many values in the document", max_nodes)
+                raise _Problem(message, mark, exact=False, limit=True)
             if not stack:
                 root, root_mark = node, mark
                 if tag == MERGE or tag == VALUE:
@@ -308,11 +320,39 @@ class _YamlComposer:
             problem = f"alias *{event.anchor} refers to a collection that contains it (a recursive alias)"
             raise _Problem(problem, event.start_mark, exact=False)
         node, tag, size, _ = entry
+        limits = self.limits
         self.alias_nodes += size
-        if self.alias_nodes > MAX_ALIAS_NODES:
-            problem = f"document expands to more than {MAX_ALIAS_NODES} nodes through aliases"
-            raise _Problem(problem, event.start_mark, exact=False)
+        if self.alias_nodes > limits.alias_nodes:
+            problem = exceeded("alias_nodes", "aliases expand the document by too many nodes", limits.alias_nodes)
+            raise _Problem(problem, event.start_mark, exact=False, limit=True)
+        self.alias_chars += self._expanded_chars(node)
+        if self.alias_chars > limits.alias_chars:
+            problem = exceeded("alias_chars", "aliases expand the document by too much text", limits.alias_chars)
+            raise _Problem(problem, event.start_mark, exact=False, limit=True)
         return node, tag, size
+
+    def _expanded_chars(self, node: Node) -> int:
+        """The characters of scalar text under ``node`` with every alias expanded, each node
+        measured once (the tree shares aliased nodes), without recursion."""
+        memo = self._chars_of
+        if id(node) in memo:
+            return memo[id(node)]
+        stack: list[tuple[Node, bool]] = [(node, False)]
+        while stack:
+            current, done = stack.pop()
+            key = id(current)
+            if key in memo:
+                continue
+            if current.kind == "scalar":
+                memo[key] = len(current.raw or "")
+                continue
+            children = current.items if current.kind == "seq" else [n for pair in current.pairs for n in pair]
+            if done:
+                memo[key] = sum(memo.get(id(c), 0) for c in children)
+                continue
+            stack.append((current, True))
+            stack.extend((c, False) for c in children if id(c) not in memo)
+        return memo[id(node)]
 
     def _check_anchor(self, anchors: dict, event) -> None:
         previous = anchors.get(event.anchor)

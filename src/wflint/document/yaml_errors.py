@@ -23,8 +23,11 @@ class _Problem(Exception):
         context_mark=None,
         exact: bool = True,
         message: str | None = None,
+        limit: bool = False,
     ):
         super().__init__(problem)
+        #: one of wflint's limits was reached (WF007), not a syntax error
+        self.limit = limit
         #: our wording, when PyYAML's reads badly
         self.message = message
         self.problem, self.problem_mark = problem, problem_mark

@@ -23,6 +23,7 @@ from yaml import events as ev
 from .nodes import Node
 from ..diagnostics import Pos
 from .source import SourceFile
+from .limits import DEFAULT, Limits
 from .parse_result import MAX_DEPTH, ParseResult, _check_root, _diag, _SpanOf
 from .yaml_composer import _YamlComposer
 from .yaml_errors import _Mark, _Problem, _verdict
@@ -50,12 +51,13 @@ class _PyParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
 
 
 def _parse_yaml(
-    text: str, pos_of: Callable[[int], Pos], path: str, source: SourceFile, what: str, span_of: _SpanOf | None = None
+    text: str, pos_of: Callable[[int], Pos], path: str, source: SourceFile, what: str, span_of: _SpanOf | None = None,
+    limits: Limits = DEFAULT,
 ) -> ParseResult:
     if text.startswith("\ufeff"):  # a byte-order mark left in the text: YAML skips it, so do we
         text, outer_pos = text[1:], pos_of
         pos_of, span_of = (lambda index: outer_pos(index + 1)), None
-    reader = _YamlReader(text, pos_of, path, span_of)
+    reader = _YamlReader(text, pos_of, path, span_of, limits)
     root = reader.run()
     diags = reader.diags
     if not reader.fatal:
@@ -118,6 +120,9 @@ class _YamlReader(_YamlComposer):
     def _fail(self, p: _Problem) -> None:
         self.fatal = True
         start = self._pos(p.problem_mark)
+        if p.limit:
+            self.diags.append(_diag("WF007", p.problem, start, start, self.path))
+            return
         message = f"could not parse YAML: {p.problem}"
         if p.message:
             message = f"could not parse YAML: {p.message}"

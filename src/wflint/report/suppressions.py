@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, make
 from ..diagnostics import Pos
-from ..document.source import SourceFile
+from ..document.source import SourceFile, split_lines
 
 _COMMENT = re.compile(r"(?:^|\s)#\s*wflint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]+)")
 
@@ -33,7 +33,7 @@ def find(source: SourceFile) -> list[Suppression]:
     out: list[Suppression] = []
     if "wflint:" not in source.text:
         return out
-    lines = source.text.splitlines()
+    lines = split_lines(source.text)  # where positions count lines (not str.splitlines: U+2028 ...)
     for i, line in enumerate(lines, start=1):
         m = _COMMENT.search(line)
         if not m:

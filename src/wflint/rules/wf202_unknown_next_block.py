@@ -31,7 +31,7 @@ import sys
 from ..workflow import routing
 from ..workflow.routing import scopes
 from .verdicts import service_verdict
-from .wording import suggest
+from .wording import Suggester
 
 CODE = "WF202"
 NAME = "unknown-next-block"
@@ -56,7 +56,8 @@ def _scope_word(loop):
 
 
 def _what(wf, target, members, loop, merge_of=None):
-    """The message about ``target`` missing from the scope, and a hint."""
+    """The message about ``target`` missing from the scope, and a hint (one ``Suggester`` per
+    scope, kept in the workflow's cache: a scope with many dangling targets asks many times)."""
     scope_word = _scope_word(loop)
     what = f"merge point '{target}' of conditional '{merge_of}'" if merge_of else f"next_block_label '{target}'"
     elsewhere = [b for b in wf.labels.get(target, []) if b not in members]
@@ -65,7 +66,11 @@ def _what(wf, target, members, loop, merge_of=None):
     else:
         msg = f"{what} names no block in {scope_word}"
     renamed = wf.sanitized.label_map if wf.sanitized is not None else {}
-    hint = suggest(target, {b.label for b in members if b.label is not None})
+    key = ("wf202-suggester", id(members))
+    entry = wf.cache.get(key)
+    if entry is None or entry[0] is not members:
+        entry = wf.cache[key] = (members, Suggester(b.label for b in members if b.label is not None))
+    hint = entry[1].suggest(target)
     if target in renamed:
         hint = (f"the service renamed '{target}' to '{renamed[target]}' but does not rewrite this "
                 f"reference; use '{renamed[target]}'")

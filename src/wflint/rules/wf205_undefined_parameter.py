@@ -24,7 +24,7 @@ block runs (WF403 says so).
 import sys
 
 from .verdicts import d8_detail, service_verdict
-from .wording import suggest
+from .wording import Suggester
 
 CODE = "WF205"
 NAME = "undefined-parameter"
@@ -34,6 +34,7 @@ SEVERITY = "error"
 def check(wf):
     rule = sys.modules[__name__]
     known = wf.known_keys
+    suggester = None
     detail = None
     for b in wf.all_blocks:
         keys = b.data.get("parameter_keys")
@@ -47,11 +48,12 @@ def check(wf):
             if not isinstance(k, str) or k in known:
                 continue
             detail = detail or d8_detail(wf)
+            suggester = suggester or Suggester(known)
             yield wf.diag(
                 rule,
                 f"parameter_keys entry '{k}' of block '{b.label}' names no parameter or block output; "
                 "the service rejects it",
                 b.path + ("parameter_keys", i),
-                help=suggest(k, known) or "declare it under workflow_definition.parameters",
+                help=suggester.suggest(k) or "declare it under workflow_definition.parameters",
                 service=service_verdict(422, detail, "D", 8),
             )

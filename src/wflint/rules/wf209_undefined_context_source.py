@@ -20,9 +20,10 @@ exist."
 """
 
 import sys
+from bisect import insort
 
 from .verdicts import service_verdict
-from .wording import suggest
+from .wording import Suggester
 
 CODE = "WF209"
 NAME = "undefined-context-source"
@@ -32,13 +33,16 @@ SEVERITY = "error"
 def check(wf):
     rule = sys.modules[__name__]
     known = {p.key for p in wf.params if p.type != "context" and p.key is not None} | wf.output_keys
+    context_keys = {p.key for p in wf.params if p.type == "context"}
+    # kept sorted as keys are added, so a suggestion does not sort every candidate again
+    suggester = Suggester(known)
     position = 0
     for p in wf.params:
         if p.type != "context":
             continue
         src = p.data.get("source_parameter_key")
         if isinstance(src, str) and src not in known:
-            later = any(q.key == src for q in wf.params if q.type == "context")
+            later = src in context_keys
             msg = (
                 f"context parameter '{p.key}' reads '{src}', which is a context parameter declared after it"
                 if later
@@ -49,9 +53,10 @@ def check(wf):
                 rule,
                 msg + "; the service rejects it",
                 p.path + ("source_parameter_key",),
-                help="move it below its source" if later else suggest(src, known),
+                help="move it below its source" if later else suggester.suggest(src),
                 service=service_verdict(422, detail, "D", 6, position),
             )
         position += 1
-        if p.key is not None:
+        if p.key is not None and p.key not in known:
             known.add(p.key)
+            insort(suggester.pool, p.key)

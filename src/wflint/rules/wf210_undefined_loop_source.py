@@ -23,7 +23,7 @@ sanitizer does not rewrite this field, so a loop over a renamed key breaks.
 import sys
 
 from .verdicts import d8_detail, e_order, service_verdict
-from .wording import suggest
+from .wording import Suggester
 
 CODE = "WF210"
 NAME = "undefined-loop-source"
@@ -34,11 +34,13 @@ def check(wf):
     rule = sys.modules[__name__]
     known = wf.known_keys
     renamed = wf.sanitized.key_map if wf.sanitized is not None else {}
+    suggester = None
     for b in wf.blocks_of("for_loop"):
         src = b.data.get("loop_over_parameter_key")
         if not isinstance(src, str) or not src or src in known:
             continue
-        hint = suggest(src, known)
+        suggester = suggester or Suggester(known)
+        hint = suggester.suggest(src)
         if src in renamed:
             hint = f"the service renamed parameter '{src}' to '{renamed[src]}' but does not rewrite loop_over_parameter_key; use '{renamed[src]}'"
         yield wf.diag(

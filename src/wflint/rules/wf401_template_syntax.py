@@ -53,6 +53,8 @@ def check(wf):
         if b is not None and site.field == "payload" and b.tag == "workflow_trigger":
             # G4 meets the leaves of one block in order and stops at the first bad one
             leaf_seq[id(b)] = leaf_seq.get(id(b), -1) + 1
+        if problem is not None and problem.limit:
+            continue  # a template over the depth limit is WF007's
         if problem is None:
             if site.kind == "code" and b is not None and wf.release.has_check("code_jinja"):
                 yield from _code_compile_error(wf, rule, site, b, order[id(b)])

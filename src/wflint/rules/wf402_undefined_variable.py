@@ -30,7 +30,7 @@ import sys
 
 from .. import model
 from ..checks import template_sites
-from .wording import close_match
+from .wording import Suggester
 
 CODE = "WF402"
 NAME = "undefined-variable"
@@ -59,12 +59,17 @@ def check(wf):
 
 
 def _suggestion(wf, site, name: str) -> str:
-    candidates = set(wf.param_keys) | wf.output_keys | set(wf.labels) | set(model.RUNTIME_VARIABLES)
-    if site.loop_scope:
-        candidates |= _LOOP
-    if name in wf.output_keys or name.endswith("_output"):
-        candidates = {c for c in candidates if c.endswith("_output")} or candidates
-    match = close_match(name, candidates)
+    outputs = name in wf.output_keys or name.endswith("_output")
+    key = ("wf402-suggester", site.loop_scope, outputs)
+    suggester = wf.cache.get(key)
+    if suggester is None:  # one per kind of question, not one per finding
+        candidates = set(wf.param_keys) | wf.output_keys | set(wf.labels) | set(model.RUNTIME_VARIABLES)
+        if site.loop_scope:
+            candidates |= _LOOP
+        if outputs:
+            candidates = {c for c in candidates if c.endswith("_output")} or candidates
+        suggester = wf.cache[key] = Suggester(candidates)
+    match = suggester.match(name)
     if match:
         return f"did you mean '{match}'?"
     if name.endswith("_output"):

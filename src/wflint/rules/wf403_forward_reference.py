@@ -27,7 +27,6 @@ nothing.
 """
 
 import sys
-from collections import deque
 
 from ..workflow import routing
 from ..checks import template_sites
@@ -120,17 +119,44 @@ def _help(wf, b, target) -> str:
 
 
 class Produced:
-    """The blocks whose output exists when one block runs, as a bit set over all blocks:
-    ``label in produced`` asks one bit. Sets of labels per block made long workflows
-    quadratic (a 5000-block chain took 17 s); integers keep each union a few machine words."""
+    """The blocks whose output exists when one block runs: ``label in produced`` asks it.
 
-    __slots__ = ("mask", "bits")
+    Each block knows its place in its scope (the top level or one loop body) and which
+    members of that scope have run before it: in a v1 scope the members above it (one
+    position says it), in a v2 scope a bit set over that scope's members. A question walks the
+    two blocks' loop ancestors to the scope where they part, so memory stays linear in the
+    block count (bit sets over *all* blocks per block made a 6 MB file peak at 2.6 GB) and a
+    question costs the loop depth.
+    """
 
-    def __init__(self, mask: int, bits: dict[str, int]) -> None:
-        self.mask, self.bits = mask, bits
+    __slots__ = ("block", "places", "by_label")
+
+    def __init__(self, block, places: dict, by_label: dict) -> None:
+        self.block, self.places, self.by_label = block, places, by_label
 
     def __contains__(self, label: object) -> bool:
-        return bool(self.mask & self.bits.get(label, 0))  # type: ignore[arg-type]
+        return any(self.has_run(t) for t in self.by_label.get(label, ()))  # type: ignore[arg-type]
+
+    def has_run(self, target) -> bool:
+        mine, theirs = _chain(self.block, self.places), _chain(target, self.places)
+        for (scope, pos, before), (other_scope, other_pos, _) in zip(mine, theirs):
+            if scope is not other_scope:
+                break
+            if before(other_pos):
+                return True
+            if other_pos != pos:
+                break
+        return False
+
+
+def _chain(block, places) -> list:
+    """The (scope, position, has-run test) of ``block`` and of each loop around it, outermost first."""
+    out = []
+    while block is not None:
+        out.append(places[id(block)])
+        block = block.parent
+    out.reverse()
+    return out
 
 
 def produced_before(wf) -> dict[int, Produced | None]:
@@ -139,57 +165,55 @@ def produced_before(wf) -> dict[int, Produced | None]:
     cached = wf.cache.get("produced_before")
     if cached is not None:
         return cached
-    index = {id(b): i for i, b in enumerate(wf.all_blocks)}
-    bits: dict[str, int] = {}
+    by_label: dict[str, list] = {}
     for b in wf.all_blocks:
         if b.label is not None:
-            bits[b.label] = bits.get(b.label, 0) | (1 << index[id(b)])
-    subtree: dict[int, int] = {}  # a block and its loop body, at any depth
+            by_label.setdefault(b.label, []).append(b)
+    places: dict[int, tuple] = {}
+    known: dict[int, bool] = {}  # whether the order before a block is known at every level
 
-    def under(b) -> int:
-        got = subtree.get(id(b))
-        if got is None:
-            got = 1 << index[id(b)]
-            for c in b.children:
-                got |= under(c)
-            subtree[id(b)] = got
-        return got
-
-    masks: dict[int, int | None] = {}
-
-    def scope(blocks, inherited: int | None, top: bool) -> None:
+    def scope(blocks, inherited_known: bool, top: bool) -> None:
         if wf.version >= 2:
-            preds = _graph_preds(blocks, wf.finally_label if top else None, under)
-            for b in blocks:
-                p = preds.get(id(b)) if preds is not None else None
-                masks[id(b)] = None if inherited is None or p is None else inherited | p
+            preds = _graph_preds(blocks, wf.finally_label if top else None)
+            for pos, b in enumerate(blocks):
+                mask = preds.get(id(b)) if preds is not None else None
+                places[id(b)] = (blocks, pos, (lambda other, mask=mask: bool(mask and (mask >> other) & 1)))
+                known[id(b)] = inherited_known and mask is not None
         else:  # list order: each block sees everything above it
-            acc = inherited
-            for b in blocks:
-                masks[id(b)] = acc
-                acc = None if acc is None else acc | under(b)
+            for pos, b in enumerate(blocks):
+                places[id(b)] = (blocks, pos, (lambda other, pos=pos: other < pos))
+                known[id(b)] = inherited_known
         for b in blocks:
             if b.is_loop:
-                scope(b.children, masks[id(b)], False)
+                scope(b.children, known[id(b)], False)
 
-    scope(wf.blocks, 0, True)
-    out = {k: (None if m is None else Produced(m, bits)) for k, m in masks.items()}
+    scope(wf.blocks, True, True)
+    out = {k: (Produced(_block_of(wf, k), places, by_label) if ok else None) for k, ok in known.items()}
     wf.cache["produced_before"] = out
     return out
 
 
-def _graph_preds(blocks, finally_label, under):
-    """The ancestors in the routing graph of each block of one v2 scope, as a bit set of
-    the ancestors and their loop bodies (``under``), or None when the scope has no single
-    start block (its order is then unknown and other rules report it)."""
+def _block_of(wf, key: int):
+    index = wf.cache.get("wf403-blocks")
+    if index is None:
+        index = wf.cache["wf403-blocks"] = {id(b): b for b in wf.all_blocks}
+    return index[key]
+
+
+def _branches(block) -> list:
+    """A conditional's branches; anything else (a number where the list belongs: WF102) has none."""
+    branches = block.data.get("branch_conditions") if block.tag == "conditional" else None
+    return branches if isinstance(branches, list) else []
+
+
+def _graph_preds(blocks, finally_label):
+    """The ancestors in the routing graph of each block of one v2 scope, as a bit set over
+    the scope's positions, or None when the scope has no single start block (its order is
+    then unknown and other rules report it)."""
     by_label = {b.label: b for b in blocks if b.label is not None}
+    position = {b.label: i for i, b in enumerate(blocks) if b.label is not None}
     if len(by_label) != len(blocks):
         return None
-    def _branches(b):
-        # a branch list of the wrong type is the model rules' finding (WF102), not a crash here
-        value = b.data.get("branch_conditions") if b.tag == "conditional" else None
-        return value if isinstance(value, list) else []
-
     scoped = [
         routing.ScopeBlock(b.label, b.data.get("next_block_label"), b.tag == "conditional",
                          tuple(br.get("next_block_label") if isinstance(br, dict) else None
@@ -208,28 +232,73 @@ def _graph_preds(blocks, finally_label, under):
             indegree[dst] += 1
     if sum(1 for label in indegree if not indegree[label]) != 1:
         return None
-    # propagate ancestor sets along the edges until nothing changes (a worklist: each block
-    # is revisited only when what reaches it grew; a retry cycle makes a block its own
-    # ancestor, since its last output exists when it runs again)
-    mask = {label: 0 for label in children}
-    queue = deque(label for label in children)
-    queued = set(queue)
-    while queue:
-        src = queue.popleft()
-        queued.discard(src)
-        reach = mask[src] | under(by_label[src])
-        for dst in children[src]:
-            if reach & ~mask[dst]:
-                mask[dst] |= reach
-                if dst not in queued:
-                    queue.append(dst)
-                    queued.add(dst)
+    # the ancestors of each block: the blocks with a route to it. Strongly connected
+    # components in topological order, so each block is visited once (a worklist over the
+    # blocks revisited them quadratically often on nested conditionals); a retry cycle makes a
+    # block its own ancestor, since its last output exists when it runs again
+    parents: dict[str, list[str]] = {label: [] for label in children}
+    for src, targets in children.items():
+        for dst in targets:
+            parents[dst].append(src)
+    mask: dict[str, int] = {}
+    for component in _components_in_order(children):
+        inside = set(component)
+        reach = members = 0
+        for label in component:
+            members |= 1 << position[label]
+            for src in parents[label]:
+                if src not in inside:
+                    reach |= mask[src] | (1 << position[src])
+        cyclic = len(component) > 1 or component[0] in children[component[0]]
+        own = reach | members if cyclic else reach
+        for label in component:
+            mask[label] = own
     out = {id(by_label[label]): m for label, m in mask.items()}
     if finally_label in by_label:
         fin = by_label[finally_label]
-        everything = 0
-        for b in blocks:
-            if b is not fin:
-                everything |= under(b)
-        out[id(fin)] = everything
+        out[id(fin)] = ((1 << len(blocks)) - 1) & ~(1 << position[finally_label])
+    return out
+
+
+def _components_in_order(children: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of a graph, each before every component it leads
+    to (Tarjan's algorithm, without recursion: a scope may hold thousands of blocks)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    for root in children:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(children[root]))]
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(children[nxt])))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    out.append(component)
+    out.reverse()  # Tarjan finds a component after every component it leads to
     return out

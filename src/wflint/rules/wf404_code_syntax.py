@@ -36,6 +36,7 @@ import sys
 from functools import lru_cache
 
 from ..checks import template_sites
+from ..document.limits import code_depth
 
 CODE = "WF404"
 NAME = "code-syntax"
@@ -53,8 +54,8 @@ def check(wf):
         if analysis.error is not None:
             continue
         masked = python_text(site.value, analysis.tags)
-        if masked is None:
-            continue
+        if masked is None or code_depth(masked, wf.limits.code_depth) > wf.limits.code_depth:
+            continue  # over the depth limit: WF007's
         problem = python_error(masked)
         if problem is None:
             continue

@@ -3,18 +3,23 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from ..workflow.view import Block, Path, Workflow
 
 
 def block_at(wf: Workflow, path: Path) -> Block | None:
-    """The innermost block containing ``path``."""
-    best = None
-    for b in wf.all_blocks:
-        if path[: len(b.path)] == b.path and (best is None or len(b.path) > len(best.path)):
-            best = b
-    return best
+    """The innermost block containing ``path`` (by its prefixes, longest first: a lookup per
+    prefix, not a scan of every block per question)."""
+    by_path = wf.cache.get("blocks-by-path")
+    if by_path is None:
+        by_path = wf.cache["blocks-by-path"] = {b.path: b for b in wf.all_blocks}
+    for end in range(len(path), 0, -1):
+        b = by_path.get(path[:end])
+        if b is not None:
+            return b
+    return None
 
 
 def block_name(b: Block) -> str:
@@ -56,13 +61,44 @@ def original_value(wf: Workflow, path: Path) -> Any:
     return None
 
 
-def close_match(word: str, candidates: Any) -> str | None:
-    import difflib
+#: a "did you mean" compares a word with at most this many candidates: all of them in a
+#: normal file, the ones nearest in sorted order (typos keep the start of a word) in a
+#: generated one, so suggestions cost O(findings), not O(findings x candidates)
+CANDIDATE_WINDOW = 64
+#: words longer than this get no suggestion (names are short; comparing long texts is costly)
+LONGEST_WORD = 100
 
-    found = difflib.get_close_matches(word, sorted(candidates), n=1, cutoff=0.6)
-    return found[0] if found else None
+
+class Suggester:
+    """Close matches among one set of candidates, sorted once for many questions."""
+
+    __slots__ = ("pool",)
+
+    def __init__(self, candidates: Any) -> None:
+        self.pool = sorted(candidates)
+
+    def match(self, word: str, cutoff: float = 0.6) -> str | None:
+        import difflib
+
+        if len(word) > LONGEST_WORD:
+            return None
+        pool = self.pool
+        if len(pool) > CANDIDATE_WINDOW:
+            half = CANDIDATE_WINDOW // 2
+            lo = max(0, min(bisect_left(pool, word) - half, len(pool) - CANDIDATE_WINDOW))
+            pool = pool[lo : lo + CANDIDATE_WINDOW]
+        found = difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
+        return found[0] if found else None
+
+    def suggest(self, word: str) -> str | None:
+        m = self.match(word)
+        return f"did you mean '{m}'?" if m else None
+
+
+def close_match(word: str, candidates: Any) -> str | None:
+    return Suggester(candidates).match(word)
 
 
 def suggest(word: str, candidates: Any) -> str | None:
-    m = close_match(word, candidates)
-    return f"did you mean '{m}'?" if m else None
+    """One question: callers asking many about the same candidates keep a ``Suggester``."""
+    return Suggester(candidates).suggest(word)

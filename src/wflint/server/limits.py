@@ -3,8 +3,8 @@
 Each is checked before the work it guards and ends in a clear 4xx: the body size before the
 body is read whole (413), the nesting of a JSON body before it is decoded and of a YAML
 definition as it is loaded, and what YAML aliases add (nodes and characters) before anything
-walks the expanded document (422). The nesting and alias defaults are the linter's (the
-document layer's), so the linter and the mock refuse the same documents. ``request_seconds``
+walks the expanded document (422). The nesting, alias and string defaults are the linter's (``document.limits``), so
+the linter and the mock refuse the same documents. ``request_seconds``
 is the backstop for anything the limits miss: a request still working after that long is
 answered 503 and stores nothing.
 """
@@ -13,26 +13,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from ..api import MAX_FILE_BYTES
-from ..document.parse_result import MAX_ALIAS_NODES, MAX_DEPTH
+from ..document.limits import DEFAULT as LINTER
 
 
 @dataclass(frozen=True)
 class ServerLimits:
-    #: bytes of one request body (the linter's file size limit)
-    body_bytes: int = MAX_FILE_BYTES
+    #: bytes of one request body: above the linter's file limit, because the service takes script
+    #: files of up to 10 MiB (about 14 MB once base64-encoded) in one body and must answer them
+    body_bytes: int = 20 * 1024 * 1024
     #: nesting of objects and arrays in a JSON body, and of mappings and sequences in a YAML definition
-    depth: int = MAX_DEPTH
+    depth: int = LINTER.depth
     #: nodes that YAML aliases may add to a ``yaml_definition`` ("billion laughs")
-    alias_nodes: int = MAX_ALIAS_NODES
+    alias_nodes: int = LINTER.alias_nodes
     #: characters of string values that YAML aliases may add (one long string aliased many times)
-    alias_chars: int = 8 * 1024 * 1024
+    alias_chars: int = LINTER.alias_chars
     #: loops nested in loops. A valid deep loop costs little, but pydantic's error list for an
     #: invalid one doubles with each level (both loop models report the body's errors): at 8
     #: levels about 15,000 errors, 7 MB, a second
     loop_depth: int = 8
     #: characters of one string in a workflow body (a title, a prompt, a yaml_definition's values)
-    string_chars: int = 1024 * 1024
+    string_chars: int = LINTER.string_chars
     #: seconds a request may work before it is answered 503 (nothing stored)
     request_seconds: float = 10.0
     #: requests that create or update (CPU-heavy) running at once; more wait their turn

@@ -157,6 +157,7 @@ def resolve_merges(blocks: Sequence[ScopeBlock], next_map: dict[str, Any]) -> di
             if not successor:
                 continue
             for target in b.branches:
+                target = _text(target)  # a non-string target (refused by WF102) routes nowhere
                 if not target or target == successor:
                     continue
                 cur, seen = target, set()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -106,11 +107,11 @@ def _map_strings(value: Any, fn: Callable[[str], str]) -> Any:
     return value
 
 
-def sanitize(request: dict[str, Any], *, share_unchanged: bool = False) -> Sanitized:
+def sanitize(request: dict[str, Any], *, share_unchanged: bool = False, one_by_one: bool = False) -> Sanitized:
     """Return a rewritten deep copy of a top-level request, with the rename maps. With
     ``share_unchanged`` (a caller that owns ``request`` and only reads the result), a request
     the sanitizer would not change is returned itself: most are, and the copy was a tenth of
-    a check."""
+    a check. ``one_by_one`` runs the service's steps literally (slow; the tests' reference)."""
     if share_unchanged and not _renames_needed(request):
         return Sanitized(request)
     request = copy.deepcopy(request)
@@ -134,23 +135,23 @@ def sanitize(request: dict[str, Any], *, share_unchanged: bool = False) -> Sanit
         if isinstance(definition.get("parameters"), list):
             definition["parameters"] = _map_strings(definition["parameters"], fn)
 
-    for old, new in label_map.items():
-        def refs(s: str, old: str = old, new: str = new) -> str:
-            return rewrite_refs(rewrite_refs(s, old + "_output", new + "_output"), old, new)
-
-        rewrite_blocks(refs)
-        rewrite_params(lambda s, refs=refs, o=old + "_output", n=new + "_output": n if s == o else refs(s))
-
-    for old, new in key_map.items():
-        rewrite_blocks(lambda s, o=old, n=new: rewrite_refs(s, o, n))
-        rewrite_params(lambda s, o=old, n=new: n if s == o else rewrite_refs(s, o, n))
+    label_steps = [pair for old, new in label_map.items() for pair in ((old + "_output", new + "_output"), (old, new))]
+    key_steps = list(key_map.items())
+    if one_by_one or any("{" in old or not old for old, _ in label_steps + key_steps):
+        _rewrite_one_by_one(label_map, key_map, rewrite_blocks, rewrite_params)
+    else:
+        refs = _Steps(label_steps + key_steps)
+        wholes = _Steps([(o + "_output", n + "_output") for o, n in label_map.items()] + key_steps)
+        rewrite_blocks(refs.rewrite_refs)
+        rewrite_params(lambda s: refs.rewrite_refs(s) if "{{" in s else wholes.whole(s))
 
     mapping = definition.get("error_code_mapping")
     if isinstance(mapping, dict):
         subs = [(o + "_output", n + "_output") for o, n in label_map.items()]
         subs += list(label_map.items()) + list(key_map.items())
+        rewrite = _all_at_once(subs)
         definition["error_code_mapping"] = {
-            _rewrite_all(k, subs) if isinstance(k, str) else k: _rewrite_all(v, subs) if isinstance(v, str) else v
+            rewrite(k) if isinstance(k, str) else k: rewrite(v) if isinstance(v, str) else v
             for k, v in mapping.items()
         }
 
@@ -169,11 +170,113 @@ def sanitize(request: dict[str, Any], *, share_unchanged: bool = False) -> Sanit
     return Sanitized(request, label_map, key_map)
 
 
-def _rewrite_all(text: str, subs: list[tuple[str, str]]) -> str:
-    """All substitutions in one pass, so a result is never substituted again (§8.2 step 6)."""
+def _rewrite_one_by_one(label_map, key_map, rewrite_blocks, rewrite_params) -> None:
+    """The service's steps literally, one pass over the text per rename: only for empty names
+    and names that hold a ``{`` (where one reference can overlap the next ``{{``, so
+    ``_Steps``, which follows each ``{{`` on its own, does not apply)."""
+    for old, new in label_map.items():
+        def refs(s: str, old: str = old, new: str = new) -> str:
+            return rewrite_refs(rewrite_refs(s, old + "_output", new + "_output"), old, new)
+
+        rewrite_blocks(refs)
+        rewrite_params(lambda s, refs=refs, o=old + "_output", n=new + "_output": n if s == o else refs(s))
+
+    for old, new in key_map.items():
+        rewrite_blocks(lambda s, o=old, n=new: rewrite_refs(s, o, n))
+        rewrite_params(lambda s, o=old, n=new: n if s == o else rewrite_refs(s, o, n))
+
+
+_IDENT_CHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_OPEN = re.compile(r"\{\{\s*")
+
+
+class _Steps:
+    """An ordered list of (old, new) renames applied one after another, as the service applies
+    them (a later step may rename the result of an earlier one), in time linear in the text.
+
+    The service rewrites the whole text once per rename (O(renames x text): 2,000 renamed
+    labels in a 365 KB file took 84 s). A rename only ever changes the name right after one
+    ``{{`` (non-empty names without ``{`` cannot reach another one), so each ``{{`` is followed through
+    the steps on its own: the next step that applies there is the first one, after the last
+    applied, whose old name is a prefix of what follows, found by one dictionary lookup per
+    distinct name length.
+    """
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self.pairs = pairs
+        self.steps: dict[str, list[int]] = {}
+        for i, (old, _) in enumerate(pairs):
+            self.steps.setdefault(old, []).append(i)
+        self.lengths = sorted({len(old) for old, _ in pairs})
+
+    def _next(self, name: str, after: int) -> int | None:
+        steps = self.steps.get(name)
+        if not steps:
+            return None
+        j = bisect_right(steps, after)
+        return steps[j] if j < len(steps) else None
+
+    def whole(self, text: str) -> str:
+        """A value that *is* a name (a parameter's ``key`` or a ``parameter_keys`` entry)."""
+        done = -1
+        while True:
+            i = self._next(text, done)
+            if i is None:
+                return text
+            text, done = self.pairs[i][1], i
+
+    def rewrite_refs(self, text: str) -> str:
+        """Every ``{{ old`` (not followed by an identifier character) renamed, step by step."""
+        if "{{" not in text:
+            return text
+        out: list[str] = []
+        copied = 0
+        i = text.find("{{")
+        while i >= 0:
+            start = _OPEN.match(text, i).end()
+            head, rest = "", start  # what follows the "{{": head + text[rest:]
+            done = -1
+            while True:
+                best = None
+                for length in self.lengths:
+                    if length <= len(head):
+                        name, after = head[:length], head[length : length + 1] or text[rest : rest + 1]
+                    else:
+                        name = head + text[rest : rest + length - len(head)]
+                        if len(name) < length:
+                            break
+                        after = text[rest + length - len(head) : rest + length - len(head) + 1]
+                    if after and after in _IDENT_CHAR:
+                        continue
+                    step = self._next(name, done)
+                    if step is not None and (best is None or step < best[0]):
+                        best = (step, length)
+                if best is None:
+                    break
+                done, length = best
+                new = self.pairs[done][1]
+                if length <= len(head):
+                    head = new + head[length:]
+                else:
+                    rest += length - len(head)
+                    head = new
+            if done >= 0:
+                out.append(text[copied:start])
+                out.append(head)
+                copied = rest
+            i = text.find("{{", i + 1)
+        if not out:
+            return text
+        out.append(text[copied:])
+        return "".join(out)
+
+
+def _all_at_once(subs: list[tuple[str, str]]) -> Callable[[str], str]:
+    """All substitutions in one pass, so a result is never substituted again (§8.2 step 6);
+    the pattern is built once for every value of the mapping."""
     if not subs:
-        return text
+        return lambda text: text
     table = dict(subs)
     names = sorted(table, key=len, reverse=True)
     pattern = re.compile(r"\{\{(\s*)(" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_])")
-    return pattern.sub(lambda m: "{{" + m.group(1) + table[m.group(2)], text)
+    return lambda text: pattern.sub(lambda m: "{{" + m.group(1) + table[m.group(2)], text)

@@ -15,9 +15,11 @@ from typing import Any
 from . import view
 from ..diagnostics import Diagnostic, ServiceVerdict, make
 from ..document.nodes import Node
+from ..document.limits import DEFAULT, Limits
 from ..document.parse import parse_embedded
 from .sanitizer import sanitize
 from . import stored_form
+from .size_limits import first_excess
 from ..document.source import SourceFile
 
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
@@ -34,16 +36,26 @@ def is_envelope(root: Node) -> bool:
 
 
 def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool = False,
-                 source: SourceFile | None = None, data: Any = None, release: str | None = None) -> view.Workflow:
+                 source: SourceFile | None = None, data: Any = None, release: str | None = None,
+                 limits: Limits = DEFAULT) -> view.Workflow:
     data = root.to_data() if data is None else data
     if not isinstance(data, dict):
         data = {}
     if mode == "yaml":
         result = sanitize(data, share_unchanged=True)  # data is this call's own copy
         return view.build(source_path, mode, root, result.request, sanitized=result,
-                          schema_only=schema_only, source=source, release=release)
+                          schema_only=schema_only, source=source, release=release, limits=limits)
     return view.build(source_path, mode, root, data, schema_only=schema_only, source=source,
-                      release=release)
+                      release=release, limits=limits)
+
+
+def _add_workflow(out: "Unwrapped", source_path: str, mode: str, root: Node, limits: Limits, **kw: Any) -> None:
+    """The workflow of ``root``, or the WF007 finding of the first limit it exceeds."""
+    excess = first_excess(root, limits, source_path)
+    if excess is not None:
+        out.diagnostics.append(excess)
+    else:
+        out.workflows.append(workflow_for(source_path, mode, root, limits=limits, **kw))
 
 
 #: The rules this stage reports, as (code, name, severity). Their documentation lives with the
@@ -82,7 +94,7 @@ def with_yaml_root_verdict(d: Diagnostic, root: Node | None) -> Diagnostic:
 
 
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
-           release: str | None = None) -> Unwrapped:
+           release: str | None = None, limits: Limits = DEFAULT) -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics. ``release``
     is the service release to judge by (default: the newest modelled one)."""
     out = Unwrapped()
@@ -95,8 +107,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
             # a bare definition: checked as the workflow_definition of a request
             root = _as_request(root)
             data = {"title": "", "workflow_definition": data if data is not None else root.get("workflow_definition").to_data()}
-        out.workflows.append(workflow_for(source.path, chosen, root, source=source, data=data,
-                                          release=release))
+        _add_workflow(out, source.path, chosen, root, limits, source=source, data=data, release=release)
         return out
 
     yaml_node = root.get("yaml_definition")
@@ -105,11 +116,10 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
     json_used = json_node is not None and json_node.kind == "map"
 
     if yaml_used:
-        inner = parse_embedded(source, yaml_node)
+        inner = parse_embedded(source, yaml_node, limits)
         out.diagnostics.extend(with_yaml_root_verdict(d, inner.root) for d in inner.diagnostics)
         if inner.root is not None and inner.root.kind == "map":
-            out.workflows.append(workflow_for(source.path, "yaml", inner.root, source=inner.source or source,
-                                               release=release))
+            _add_workflow(out, source.path, "yaml", inner.root, limits, source=inner.source or source, release=release)
         elif inner.root is not None and not any(d.code == "WF002" for d in inner.diagnostics):
             out.diagnostics.append(_report(
                 NOT_A_MAPPING, "yaml_definition must hold a mapping (a whole request with title and "
@@ -117,8 +127,8 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
                 yaml_node, source.path, service=ServiceVerdict(500, None, ("B", 2))))
     if json_used:
         # validated during body parsing even when yaml_definition wins (§2.1)
-        out.workflows.append(workflow_for(source.path, "json", json_node, schema_only=yaml_used, source=source,
-                                           release=release))
+        _add_workflow(out, source.path, "json", json_node, limits, schema_only=yaml_used, source=source,
+                      release=release)
         if yaml_used:
             out.diagnostics.append(_report(
                 BOTH_DEFINITIONS, "both json_definition and yaml_definition are set: the service uses "

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from .. import model
 from ..diagnostics import Diagnostic, ServiceVerdict, make
+from ..document.limits import DEFAULT, Limits
 from ..document.nodes import Node
 from ..diagnostics import Pos
 from ..model.validators import accepts_as
@@ -21,6 +22,8 @@ from ..model.lax import lax_int
 from .sanitizer import Sanitized
 
 Path = tuple[Any, ...]
+#: mappings with more pairs than this are looked up through an index (``Workflow._map_index``)
+_INDEXED = 8
 
 
 @dataclass(eq=False)
@@ -97,6 +100,8 @@ class Workflow:
     source: Any = None
     #: the service release this request is judged by (``wflint check --target-version``)
     release: model.Release = field(default_factory=lambda: model.NEWEST_RELEASE)
+    #: the limits templates and code are parsed within (WF007)
+    limits: Limits = DEFAULT
 
     # -- structure -------------------------------------------------------------------------
     @property
@@ -173,13 +178,35 @@ class Workflow:
         for i, part in enumerate(path):
             nxt: Node | None = None
             if node.kind == "map" and isinstance(part, str):
-                nxt = node.key_node(part) if key and i == len(path) - 1 else node.get(part)
+                if len(node.pairs) > _INDEXED:
+                    values, keys = self._map_index(node)
+                    nxt = keys.get(part) if key and i == len(path) - 1 else values.get(part)
+                else:
+                    nxt = node.key_node(part) if key and i == len(path) - 1 else node.get(part)
             elif node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
                 nxt = node.items[part]
             if nxt is None:
                 return node
             node = nxt
         return node
+
+    def _map_index(self, node: Node) -> tuple[dict, dict]:
+        """key → value node and key → key node of a wide mapping (the last duplicate wins, as
+        ``Node.get``), built once: a lookup per finding scanned every pair, so a mapping with
+        20,000 unknown keys took 28 s to report."""
+        indexes = self.cache.setdefault("map-index", {})
+        found = indexes.get(id(node))
+        if found is None:
+            values: dict = {}
+            keys: dict = {}
+            for k, v in node.pairs:
+                try:
+                    values[k.value] = v
+                    keys[k.value] = k
+                except TypeError:  # an unhashable key (a YAML mapping as a key) is never looked up
+                    pass
+            found = indexes[id(node)] = (values, keys)
+        return found
 
     def span(self, path: Path, key: bool = False) -> tuple[Pos, Pos]:
         n = self.node(path, key=key)
@@ -234,10 +261,11 @@ def build(
     schema_only: bool = False,
     source: Any = None,
     release: str | model.Release | None = None,
+    limits: Limits = DEFAULT,
 ) -> Workflow:
     rel = release if isinstance(release, model.Release) else model.release(release)
     wf = Workflow(path, mode, root, request, sanitized=sanitized, schema_only=schema_only,
-                  source=source, release=rel)
+                  source=source, release=rel, limits=limits)
     d = wf.definition
     if d is None:
         return wf

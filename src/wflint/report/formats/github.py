@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...diagnostics import Diagnostic
+from ..safe_text import printable
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def _escape_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # the runner reads one command per line: line breaks are %-escaped, other control
+    # characters (terminal escapes in the log) and lone surrogates shown as escapes
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(s)
 
 
 def _escape_prop(s: str) -> str:

@@ -6,6 +6,7 @@ import json
 from typing import Sequence
 
 from ...diagnostics import Diagnostic
+from ..safe_text import json_safe
 
 
 def as_dict(d: Diagnostic) -> dict:
@@ -28,4 +29,6 @@ def as_dict(d: Diagnostic) -> dict:
 
 
 def render(diags: Sequence[Diagnostic], lines=None, rules=None) -> str:
-    return json.dumps([as_dict(d) for d in diags], indent=2, ensure_ascii=False) + "\n"
+    # lone surrogates (a \ud800 escape in the input, an undecodable byte in a file name) stay
+    # JSON escapes: the output is valid UTF-8 whatever the input
+    return json_safe(json.dumps([as_dict(d) for d in diags], indent=2, ensure_ascii=False)) + "\n"
