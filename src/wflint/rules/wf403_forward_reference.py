@@ -29,6 +29,7 @@ nothing.
 import sys
 
 from ..workflow import routing
+from ..workflow.graph_search import strongly_connected
 from ..checks import template_sites
 
 CODE = "WF403"
@@ -241,7 +242,8 @@ def _graph_preds(blocks, finally_label):
         for dst in targets:
             parents[dst].append(src)
     mask: dict[str, int] = {}
-    for component in _components_in_order(children):
+    # each component before every component it leads to
+    for component in reversed(strongly_connected(children)):
         inside = set(component)
         reach = members = 0
         for label in component:
@@ -257,48 +259,4 @@ def _graph_preds(blocks, finally_label):
     if finally_label in by_label:
         fin = by_label[finally_label]
         out[id(fin)] = ((1 << len(blocks)) - 1) & ~(1 << position[finally_label])
-    return out
-
-
-def _components_in_order(children: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of a graph, each before every component it leads
-    to (Tarjan's algorithm, without recursion: a scope may hold thousands of blocks)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[str]] = []
-    for root in children:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter(children[root]))]
-        while work:
-            node, successors = work[-1]
-            for nxt in successors:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(children[nxt])))
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    out.append(component)
-    out.reverse()  # Tarjan finds a component after every component it leads to
     return out

@@ -25,9 +25,10 @@ label, branch targets) and findings go out with the service's exact message.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from .graph_search import cycles, reached_count, strongly_connected
 
 if TYPE_CHECKING:  # the view is only named in annotations; the graph itself works on labels
     from .view import Block, Workflow
@@ -224,99 +225,9 @@ def check_scope(blocks: Sequence[ScopeBlock], loop: str | None = None, finally_l
         return [Finding(NO_ROOT, loop, c, no_root_message(loop), closing) for c, closing in cycles(adjacency)]
     if len(roots) > 1:
         return [Finding(DISCONNECTED, loop, tuple(sorted(roots)), disconnected_message(roots, loop))]
-    if _walk(roots[0], adjacency, incoming) == len(labels):
+    if reached_count(roots[0], adjacency, incoming) == len(labels):
         return []
     return [Finding(CYCLE, loop, c, cycle_message(loop), closing) for c, closing in cycles(adjacency)]
-
-
-def _walk(root: str, adjacency: dict[str, dict[str, Edge]], incoming: dict[str, int]) -> int:
-    """Step 6: a topological walk (Kahn) from the root; the number of blocks it visits."""
-    queue, visited, degree = deque([root]), 0, dict(incoming)
-    while queue:
-        node = queue.popleft()
-        visited += 1
-        for nxt in adjacency[node]:
-            degree[nxt] -= 1
-            if degree[nxt] == 0:
-                queue.append(nxt)
-    return visited
-
-
-def cycles(adjacency: dict[str, dict[str, Edge]]) -> list[tuple[tuple[str, ...], Edge]]:
-    """One cycle per strongly connected component that loops: the route from the
-    component's first block (in block order) back to it, shortest first, and the edge that
-    closes it."""
-    out = []
-    order = {label: i for i, label in enumerate(adjacency)}
-    for component in _components(adjacency):
-        start = min(component, key=order.__getitem__)
-        if len(component) == 1 and start not in adjacency[start]:
-            continue
-        route = _shortest_return(start, component, adjacency)
-        out.append((tuple(route), adjacency[route[-1]][start]))
-    return sorted(out, key=lambda item: order[item[0][0]])
-
-
-def _shortest_return(start: str, component: set[str], adjacency: dict[str, dict[str, Edge]]) -> list[str]:
-    """Breadth first inside the component, from ``start`` back to it."""
-    parent: dict[str, str] = {}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        for nxt in adjacency[node]:
-            if nxt == start:
-                route = [node]
-                while route[-1] != start:
-                    route.append(parent[route[-1]])
-                return route[::-1]
-            if nxt in component and nxt not in parent:
-                parent[nxt] = node
-                queue.append(nxt)
-    return [start]  # unreachable for a looping component
-
-
-def _components(adjacency: dict[str, dict[str, Edge]]) -> list[set[str]]:
-    """Tarjan's strongly connected components, iteratively (scopes can be long chains)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[set[str]] = []
-    for root in adjacency:
-        if root in index:
-            continue
-        work = [(root, iter(adjacency[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            advanced = False
-            for nxt in it:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(adjacency[nxt])))
-                    advanced = True
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                out.append(component)
-    return out
 
 
 # --------------------------------------------------------------------------- how a scope runs
@@ -364,7 +275,7 @@ def route(blocks: Sequence[ScopeBlock], routed: bool, finally_label: str | None 
         if label not in reached:
             reached.add(label)
             todo.extend(adjacency[label])
-    looping = [c for c in _components(adjacency) if len(c) > 1 or any(n in adjacency[n] for n in c)]
+    looping = [set(c) for c in strongly_connected(adjacency) if len(c) > 1 or any(n in adjacency[n] for n in c)]
     cyclic = frozenset(e for e in edges for c in looping if e.source in c and e.target in c)
     return Route(
         tuple(edges),
