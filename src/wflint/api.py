@@ -242,8 +242,8 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
                 on_file: FileCallback | None = None, respect_gitignore: bool | None = None,
                 follow_links: bool = False) -> Report:
     """Check files and directories: every file the walk finds (``wflint.discovery``) whose
-    content is a workflow. ``jobs`` processes share the work (default: one per idle CPU, see
-    ``idle_cpus``, and a single process for small runs)."""
+    content is a workflow. ``jobs`` processes share the work (default: one per usable CPU, see
+    ``usable_cpus``, and a single process for small runs)."""
     config = config or Config()
     gitignore = config.respect_gitignore if respect_gitignore is None else respect_gitignore
     found = discover(paths, config, respect_gitignore=gitignore, follow_links=follow_links)
@@ -253,7 +253,7 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
                                              f"unreadable: {problem.message}", read=False))
     globs = Globs(config, base_dir(config))
     work = [(c, globs.ignored_codes(c.path)) for c in found.candidates]
-    jobs = jobs or idle_cpus()
+    jobs = jobs or usable_cpus()
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
         results: Iterable[FileResult] = _check_parallel(work, config, jobs)
     else:
@@ -265,19 +265,15 @@ def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jo
     return report
 
 
-def idle_cpus() -> int:
-    """The default worker count: the CPUs this process may use that other processes are not
-    already keeping busy (one-minute load average), at least one. On a shared machine a
-    second worker competing for a busy core made a run slower, not faster."""
+def usable_cpus() -> int:
+    """The default worker count: the CPUs this process may run on (its affinity, which a
+    container's CPU set narrows). A reading of the load average was tried instead, and on a
+    quiet machine it counted wflint's own recent work and fell back to one worker, doubling
+    the wall time of a large run; on a busy shared machine ``--jobs 1`` is the choice."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        busy = 0.0
-    return max(1, min(cpus, round(cpus - busy)))
+        return os.cpu_count() or 1
 
 
 def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Path, bool]]:
