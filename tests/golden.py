@@ -44,20 +44,24 @@ def expected_path(path: Path) -> Path:
     return path.with_name(path.name + ".expected")
 
 
-def main(argv: list[str]) -> int:
-    update = "--update" in argv
+def refresh(outputs, update: bool, noun: str) -> int:
+    """Compare each (expected file, text the code produces) pair; with ``update``, write the
+    ones that differ. Prints what differs; the exit status is 1 when something differs and
+    was not written."""
     changed = 0
-    for f in fixture_files():
-        text = render(f)
-        exp = expected_path(f)
+    for exp, text in outputs:
         old = exp.read_text(encoding="utf-8") if exp.exists() else None
         if old != text:
             changed += 1
             print(("updated " if update else "differs ") + str(exp.relative_to(ROOT)))
             if update:
                 exp.write_text(text, encoding="utf-8")
-    print(f"{changed} golden file(s) {'updated' if update else 'differ'}")
+    print(f"{changed} {noun} {'updated' if update else 'differ'}")
     return 0 if update or not changed else 1
+
+
+def main(argv: list[str]) -> int:
+    return refresh(((expected_path(f), render(f)) for f in fixture_files()), "--update" in argv, "golden file(s)")
 
 
 if __name__ == "__main__":

@@ -44,21 +44,10 @@ def expected_path(path: Path, fmt: str) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    update = "--update" in argv
-    changed = 0
-    for f in fixture_files():
-        for fmt in FORMATS:
-            text = render(f, fmt)
-            exp = expected_path(f, fmt)
-            old = exp.read_text(encoding="utf-8") if exp.exists() else None
-            if old != text:
-                changed += 1
-                print(("updated " if update else "differs ") + str(exp.relative_to(ROOT)))
-                if update:
-                    exp.write_text(text, encoding="utf-8")
-    print(f"{changed} golden picture(s) {'updated' if update else 'differ'}")
-    return 0 if update or not changed else 1
+    from golden import refresh
 
+    outputs = ((expected_path(f, fmt), render(f, fmt)) for f in fixture_files() for fmt in FORMATS)
+    return refresh(outputs, "--update" in argv, "golden picture(s)")
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT / "src"))

@@ -253,15 +253,22 @@ def _odd_name_at(wf: Workflow, value: str, index: int) -> tuple[int, int, tuple[
     return None
 
 
-def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
-    """The label or parameter key written at ``offset``, if any."""
+def located(doc: Document, offset: int) -> tuple[Workflow, Path_, Node, bool] | None:
+    """(workflow, path, node, is_key) of the innermost node at ``offset`` in the workflow that
+    holds it, as ``locate`` gives them; None outside every workflow's tree."""
     wf = doc.workflow_at(offset)
     if wf is None or wf.root is None:
         return None
     found = locate(wf.root, offset)
+    return None if found is None else (wf, *found)
+
+
+def name_at(doc: Document, offset: int) -> tuple[Workflow, Name] | None:
+    """The label or parameter key written at ``offset``, if any."""
+    found = located(doc, offset)
     if found is None:
         return None
-    path, node, is_key = found
+    wf, path, node, is_key = found
     if node.kind != "scalar" or not node.is_str():
         return None
     inner = quoted_span(node)

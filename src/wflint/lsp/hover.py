@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 from .. import model
 from ..diagnostics import Diagnostic
 from ..rules import registry
-from .documents import Document, locate, name_at, names
+from .documents import Document, located, name_at, names
 from .knowledge import field_markdown, field_of, object_at, owner_name
 
 
@@ -39,13 +39,10 @@ def hover(doc: Document, offset: int, diags: list[Diagnostic]) -> lsp.Hover | No
 
 
 def _key_markdown(doc: Document, offset: int) -> tuple[str, tuple[int, int]] | None:
-    wf = doc.workflow_at(offset)
-    if wf is None or wf.root is None:
-        return None
-    found = locate(wf.root, offset)
+    found = located(doc, offset)
     if found is None:
         return None
-    path, node, is_key = found
+    wf, path, node, is_key = found
     if not is_key:
         if path and path[-1] in ("block_type", "parameter_type") and node.is_str():
             table = model.BLOCK_TYPES if path[-1] == "block_type" else model.PARAMETER_TYPES
