@@ -62,10 +62,15 @@ def _split_lines(data: bytes) -> list[str] | None:
     return split_lines(source.text)
 
 
-def _version_message() -> str:
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # a callback, not a message built at import: the release list lives in the model package,
+    # and importing it cost every command (a single-file check included) about 10 ms
+    if not value or ctx.resilient_parsing:
+        return
     from .model.releases import NEWEST, RELEASES
 
-    return f"%(prog)s %(version)s (models service releases {', '.join(RELEASES)}; default target {NEWEST})"
+    click.echo(f"wflint {__version__} (models service releases {', '.join(RELEASES)}; default target {NEWEST})")
+    ctx.exit()
 
 
 class _LazyGroup(click.Group):
@@ -83,7 +88,8 @@ class _LazyGroup(click.Group):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="wflint", message=_version_message())
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and the service releases wflint models, and exit.")
 def main() -> None:
     """wflint: lint Skyvern workflow definitions offline, and mock the service API."""
 
@@ -98,7 +104,7 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
 @click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per idle CPU].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per usable CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 # -- reporting options: what is printed where (the work is done by report/ modules)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 and 3 still mean usage and internal errors).")
