@@ -124,7 +124,10 @@ class FileResult:
     read: bool = True
 
 
-def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
+def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool,
+           views: list[view.Workflow] | None = None) -> FileResult:
+    """The one check of a decoded file. ``views``, when given, receives the workflow views the
+    rules read (for tools that draw a workflow rather than list its problems)."""
     parsed = parse(source, fmt, config.limits)
     root = parsed.root
     recognition = recognize(root, source.text)
@@ -139,6 +142,8 @@ def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow
         rules = active_rules(config)
         for wf in unwrapped.workflows:
             diags.extend(run_rules(wf, rules))
+        if views is not None:
+            views.extend(unwrapped.workflows)
     reason = recognition.reason if recognition.is_workflow else "checked as a workflow because it was asked for"
     return FileResult(_postprocess(source, diags, config), reason)
 
@@ -151,7 +156,8 @@ def check_source(
     return _check(source, config or Config(), fmt, require_workflow).diagnostics
 
 
-def _check_data(data: bytes, path: str, config: Config, fmt: str | None, require_workflow: bool) -> FileResult:
+def _check_data(data: bytes, path: str, config: Config, fmt: str | None, require_workflow: bool,
+                views: list[view.Workflow] | None = None) -> FileResult:
     if len(data) > config.limits.file_bytes:
         return FileResult(_postprocess(None, [too_large(path, config.limits.file_bytes, len(data))], config),
                           "too large to read", False)
@@ -160,7 +166,7 @@ def _check_data(data: bytes, path: str, config: Config, fmt: str | None, require
         if require_workflow:
             return FileResult(None, "not a workflow: not text (" + (diags[0].message if diags else "undecodable") + ")")
         return FileResult(_postprocess(None, diags, config), "checked as a workflow because it was asked for")
-    return _check(source, config, fmt, require_workflow)
+    return _check(source, config, fmt, require_workflow, views)
 
 
 def check_bytes(
@@ -316,22 +322,13 @@ class Inspection:
     diagnostics: list[Diagnostic]
 
 
-def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None) -> Inspection:
-    """Like ``check_bytes``, keeping the workflow views the rules read."""
-    config = config or Config()
-    source, diags = decode(data, path)
-    workflows: list[view.Workflow] = []
-    if source is not None:
-        parsed = parse(source, None)
-        diags = [*diags, *parsed.diagnostics]
-        if parsed.root is not None and parsed.root.kind == "map":
-            unwrapped = unwrap.unwrap(source, parsed.root, parsed.format, config.mode)
-            diags.extend(unwrapped.diagnostics)
-            rules = active_rules(config)
-            for wf in unwrapped.workflows:
-                diags.extend(run_rules(wf, rules))
-                workflows.append(wf)
-    return Inspection(path, workflows, _postprocess(source, diags, config))
+def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None, *,
+                  require_workflow: bool = False) -> Inspection | None:
+    """Like ``check_bytes`` (the same single check), keeping the workflow views the rules read;
+    None, with ``require_workflow``, when the content is not a workflow."""
+    views: list[view.Workflow] = []
+    result = _check_data(data, path, config or Config(), None, require_workflow, views)
+    return None if result.diagnostics is None else Inspection(path, views, result.diagnostics)
 
 
 def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = True) -> Inspection | None:
@@ -343,12 +340,7 @@ def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = T
         return Inspection(str(path), [], check_file(path, config) or [])
     except OSError as exc:
         raise FileNotFoundError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not explicit and check_bytes(data, str(path), config, require_workflow=True) is None:
-        return None
-    found = inspect_bytes(data, str(path), config)
-    if not explicit and not found.workflows and not found.diagnostics:
-        return None
-    return found
+    return inspect_bytes(data, str(path), config, require_workflow=not explicit)
 
 
 # ------------------------------------------------------------------------------ server side
