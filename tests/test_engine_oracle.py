@@ -126,3 +126,41 @@ def test_webhook_reaches_the_loopback_server_with_the_run_outputs(traces):
 def test_a_refused_run_is_reported_as_http_status_and_body(traces):
     t = traces["params_refused/param_missing"]
     assert t["http_status"] == 400 and "Missing value for parameter need" in str(t["body"])
+
+
+def test_serve_mode_answers_created_at_once_and_runs_with_registered_stubs():
+    if not oracle.available():
+        pytest.skip(oracle.why_unavailable())
+    import hashlib
+    import hmac
+    import time
+
+    import httpx
+
+    wf = {"title": "served", "workflow_definition": {"parameters": [], "blocks": [
+        {"block_type": "navigation", "label": "nav", "url": "https://shop.example", "navigation_goal": "open"},
+        {"block_type": "code", "label": "c", "code": "p = {{ nav_output.extracted_information.v }} * 2"}]}}
+    with oracle.RealServer() as server, httpx.Client(base_url=server.url, timeout=60,
+                                                     headers={"x-api-key": server.api_key}) as client:
+        wpid = client.post("/v1/agents", json={"json_definition": wf}).json()["workflow_permanent_id"]
+        stubs = {"tasks": {"nav": {"status": "completed", "extracted_information": {"v": 21}}}, "delays": {"c": 1}}
+        assert client.put(f"/_mock/stubs/{wpid}", json=stubs).status_code == 200
+        started = client.post("/v1/run/agents", json={"workflow_id": wpid, "webhook_url": server.echo_url + "/hook"})
+        assert started.status_code == 200 and started.json()["status"] == "created"
+        run_id, seen = started.json()["run_id"], []
+        for _ in range(300):
+            status = client.get(f"/v1/runs/{run_id}").json()
+            seen.append(status["status"])
+            if status["status"] in ("completed", "failed", "terminated"):
+                break
+            time.sleep(0.1)
+        assert seen[-1] == "completed" and "running" in seen, seen
+        assert status["output"]["c_output"] == {"p": 42}
+        for _ in range(150):  # the webhook goes out after the run is marked final
+            hooks = [r for r in client.get("/_oracle/received").json() if r["path"] == "/hook"]
+            if hooks:
+                break
+            time.sleep(0.1)
+        assert len(hooks) == 1 and hooks[0]["json"]["status"] == "completed"
+        signature = hmac.new(server.api_key.encode(), hooks[0]["raw"].encode(), hashlib.sha256).hexdigest()
+        assert hooks[0]["headers"]["x-skyvern-signature"] == signature

@@ -91,6 +91,55 @@ def run_real(cases: list[dict[str, Any]], *, release: str = RELEASE, timeout: fl
     return traces
 
 
+class RealServer:
+    """The real app served on loopback (``real_engine.py --serve``): ``url``, ``api_key``,
+    ``echo_url``; a context manager that stops the process on exit."""
+
+    def __init__(self, *, port: int = 0, stubs_dir: Path | None = None, release: str = RELEASE,
+                 start_timeout: float = 300) -> None:
+        if not available(release):
+            raise EngineUnavailable(why_unavailable(release))
+        cmd = [str(venvs.python_of(release)), str(HERE / "real_engine.py"), "--serve", str(port)]
+        if stubs_dir is not None:
+            cmd += ["--stubs", str(Path(stubs_dir).resolve())]
+        self._log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+        self.process = subprocess.Popen(cmd, env=engine_env(), stdout=subprocess.PIPE, stderr=self._log, text=True)
+        line = _readline_within(self.process, start_timeout)
+        if not line:
+            self.close()
+            self._log.seek(0)
+            raise EngineFailed(f"the real app did not start serving:\n{self._log.read()[-4000:]}")
+        info = json.loads(line)
+        self.url: str = info["url"]
+        self.api_key: str = info["api_key"]
+        self.echo_url: str = info["echo_url"]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def __enter__(self) -> "RealServer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _readline_within(process: subprocess.Popen, seconds: float) -> str:
+    import threading
+
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    return got[0] if got else ""
+
+
 # --------------------------------------------------------------------------- scenarios
 
 
@@ -123,7 +172,8 @@ def check_expectations(trace: dict[str, Any], expect: dict[str, Any]) -> list[st
 
     ``expect`` keys: ``status``, ``failure_reason`` (exact), ``failure_reason_contains``,
     ``errors`` (exact list), ``http_status``, ``path`` (labels in start order, parents included),
-    ``blocks`` ({label: status of its last row}), ``failure_reasons`` ({label: reason of its last row}), ``outputs`` ({key: value}), ``llm_calls``
+    ``blocks`` ({label: status of its last row}), ``failure_reasons`` ({label: reason of its last row}),
+    ``block_outputs`` ({label: output of its last row}), ``outputs`` ({key: value}), ``llm_calls``
     ({label: number of prompts})."""
     problems = []
 
@@ -134,6 +184,8 @@ def check_expectations(trace: dict[str, Any], expect: dict[str, Any]) -> list[st
     for key in ("status", "failure_reason", "errors", "http_status", "body"):
         if key in expect:
             differ(key, expect[key], trace.get(key))
+    if "webhook_failure_reason" in expect:
+        differ("webhook_failure_reason", expect["webhook_failure_reason"], trace.get("webhook_failure_reason"))
     if "failure_reason_contains" in expect and expect["failure_reason_contains"] not in (trace.get("failure_reason") or ""):
         problems.append(f"failure_reason: expected to contain {expect['failure_reason_contains']!r}, "
                         f"got {trace.get('failure_reason')!r}")
@@ -146,6 +198,9 @@ def check_expectations(trace: dict[str, Any], expect: dict[str, Any]) -> list[st
     for label, reason in (expect.get("failure_reasons") or {}).items():
         mine = [r["failure_reason"] for r in rows if r["label"] == label]
         differ(f"failure_reason of {label}", reason, mine[-1] if mine else "not run")
+    for label, output in (expect.get("block_outputs") or {}).items():
+        mine = [r["output"] for r in rows if r["label"] == label]
+        differ(f"output of {label}", output, mine[-1] if mine else "not run")
     for key, value in (expect.get("outputs") or {}).items():
         differ(f"outputs[{key}]", value, (trace.get("outputs") or {}).get(key))
     for label, n in (expect.get("llm_calls") or {}).items():

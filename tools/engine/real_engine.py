@@ -210,6 +210,9 @@ class Engine:
             "trace": trace,
             "llm_prompts": list(stubs.llm_prompts),
         }
+        if wr.webhook_callback_url:
+            # not part of the comparable trace: only runs with a webhook have it
+            out["webhook_failure_reason"] = normalise(wr.webhook_failure_reason)
         if stubs.unstubbed:
             sys.stderr.write(f"real_engine: {name}: no stub for {sorted(set(stubs.unstubbed))}, used the default\n")
         return out
@@ -264,7 +267,7 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] == "--serve":
         import serve
 
-        return serve.main(argv[1:])
+        return serve.main(argv[1:], out, Engine, ORIGINAL_CWD)
     cases = _read_cases(argv[0] if argv else None)
     return asyncio.run(run_cases(cases, out))
 

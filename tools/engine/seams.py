@@ -19,6 +19,7 @@ Names patched here are private to 1.0.56; re-check them on an upgrade.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import copy
 from typing import Any
@@ -40,6 +41,8 @@ class Stubs:
         self.tasks: dict[str, Any] = dict(case.get("tasks") or {})
         self.llm: dict[str, Any] = dict(case.get("llm") or {})
         self.prompt_branches: dict[str, Any] = dict(case.get("prompt_branches") or {})
+        # seconds a block waits before it executes, by label or "*" (serve mode, for polling tests)
+        self.delays: dict[str, Any] = dict(case.get("delays") or {})
         self.counts: dict[tuple[str, str], int] = {}
         self.llm_prompts: list[dict[str, str]] = []
         self.unstubbed: list[str] = []
@@ -60,11 +63,31 @@ class Stubs:
 
 STUBS = Stubs()
 
+#: serve mode: finds the stub table of the running workflow (async, given the run's context);
+#: batch mode leaves it None and every run uses STUBS, the current case's
+RESOLVER: Any = None
+_PER_RUN: dict[str, Stubs] = {}
+
 
 def set_case(case: dict[str, Any] | None) -> Stubs:
     global STUBS
     STUBS = Stubs(case)
     return STUBS
+
+
+async def current() -> Stubs:
+    """The stubs of the run being executed."""
+    if RESOLVER is None:
+        return STUBS
+    from skyvern.forge.sdk.core import skyvern_context
+
+    ctx = skyvern_context.current()
+    run_id = getattr(ctx, "workflow_run_id", None) or "-"
+    if run_id not in _PER_RUN:
+        if len(_PER_RUN) > 1000:
+            _PER_RUN.clear()
+        _PER_RUN[run_id] = Stubs(await RESOLVER(getattr(ctx, "workflow_permanent_id", None)))
+    return _PER_RUN[run_id]
 
 
 # --------------------------------------------------------------------------- fake browser
@@ -253,10 +276,11 @@ async def llm_stub(prompt: str = "", prompt_name: str | None = None, *args: Any,
     if prompt_name == "generate-workflow-run-block-description":
         return {}
     label = CURRENT_LABEL.get() or "?"
-    STUBS.llm_prompts.append({"label": label, "prompt": prompt})
-    answer = STUBS.take("llm", label)
+    stubs = await current()
+    stubs.llm_prompts.append({"label": label, "prompt": prompt})
+    answer = stubs.take("llm", label)
     if answer is NO_STUB:
-        STUBS.unstubbed.append(f"llm:{label}")
+        stubs.unstubbed.append(f"llm:{label}")
         raise LLMStubError(f"no llm stub for {label}")
     if isinstance(answer, dict) and set(answer) == {"raise"}:
         raise LLMStubError(str(answer["raise"]))
@@ -281,9 +305,10 @@ def _install_agent_step(app: Any) -> None:
 
     async def execute_step(*args: Any, task: Any = None, task_block: Any = None, organization: Any = None, **kwargs: Any):
         label = getattr(task_block, "label", None) or "?"
-        stub = STUBS.take("tasks", label)
+        stubs = await current()
+        stub = stubs.take("tasks", label)
         if stub is NO_STUB:
-            STUBS.unstubbed.append(f"task:{label}")
+            stubs.unstubbed.append(f"task:{label}")
             stub = {"status": "completed"}
         await app.DATABASE.tasks.update_task(
             task.task_id,
@@ -332,7 +357,11 @@ def _wrap_execute(original: Any) -> Any:
         label = getattr(self, "label", None)
         if isinstance(label, str) and label.startswith("prompt_branch_eval_"):
             return await _prompt_branch_result(self)
-        stub = STUBS.take("blocks", label) if label else NO_STUB
+        stubs = await current()
+        delay = stubs.delays.get(label, stubs.delays.get("*")) if label else None
+        if delay:
+            await asyncio.sleep(float(delay))
+        stub = stubs.take("blocks", label) if label else NO_STUB
         if stub is NO_STUB:
             token = CURRENT_LABEL.set(label)
             try:
@@ -376,16 +405,17 @@ async def _prompt_branch_result(extraction_block: Any) -> Any:
 
     owner = CURRENT_LABEL.get() or "?"
     n = _branch_count(extraction_block)
-    entry = STUBS.prompt_branches.get(owner, NO_STUB)
+    stubs = await current()
+    entry = stubs.prompt_branches.get(owner, NO_STUB)
     if entry is NO_STUB:
-        STUBS.unstubbed.append(f"prompt_branches:{owner}")
+        stubs.unstubbed.append(f"prompt_branches:{owner}")
         results = [False] * n
     elif isinstance(entry, bool):
         results = [entry] * n
     elif isinstance(entry, list) and entry and all(isinstance(x, list) for x in entry):
-        results = STUBS.take("prompt_branches", owner)
+        results = stubs.take("prompt_branches", owner)
     elif isinstance(entry, list) and n == 1 and len(entry) != 1:
-        results = [STUBS.take("prompt_branches", owner)]
+        results = [stubs.take("prompt_branches", owner)]
     else:
         results = list(entry)
     evaluations = [{"condition_index": i + 1, "reasoning": "stub", "result": bool(r)} for i, r in enumerate(results)]
