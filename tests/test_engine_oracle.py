@@ -123,6 +123,18 @@ def test_webhook_reaches_the_loopback_server_with_the_run_outputs(traces):
     assert hooks[0]["json"]["outputs"]["price_output"] == {"p": 42}
 
 
+def test_webhook_body_has_the_services_58_keys_and_a_closed_port_is_recorded(traces):
+    hook = traces["webhook/webhook_delivered"]["loopback"][0]["json"]
+    assert len(hook) == 58 and hook["outputs"] == hook["output"]
+    assert traces["webhook/webhook_closed_port"]["status"] == "completed"
+
+
+def test_a_brace_less_while_condition_is_literal_truthy_text(traces):
+    t = traces["graph_edges/while_braceless_condition"]
+    # `current_index < 1` as Jinja would stop after one iteration; as text it runs until the body fails
+    assert [r["index"] for r in rows(t, "step")] == [0, 1, 2]
+
+
 def test_a_refused_run_is_reported_as_http_status_and_body(traces):
     t = traces["params_refused/param_missing"]
     assert t["http_status"] == 400 and "Missing value for parameter need" in str(t["body"])

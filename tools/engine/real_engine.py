@@ -102,6 +102,18 @@ def normalise(value: Any) -> Any:
     return value
 
 
+def mask(value: Any) -> Any:
+    """Like ``normalise`` but keeps every key: an engine id or timestamp becomes ``"<volatile>"``
+    (used for what reached the loopback server, whose key sets are worth comparing)."""
+    if isinstance(value, dict):
+        return {k: ("<volatile>" if k in VOLATILE_KEYS and v is not None else mask(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask(v) for v in value]
+    if isinstance(value, str):
+        return ID_RE.sub("<id>", value)
+    return value
+
+
 def _enum(value: Any) -> Any:
     return getattr(value, "value", value)
 
@@ -176,8 +188,8 @@ class Engine:
         if loopback.RECEIVED[seen:]:
             # not part of the comparable trace: what reached the loopback server (http_request
             # blocks, webhooks), for checks on rendered bodies
-            out["loopback"] = normalise([{k: v for k, v in r.items() if k not in ("headers", "raw")}
-                                         for r in loopback.RECEIVED[seen:]])
+            out["loopback"] = mask([{k: v for k, v in r.items() if k not in ("headers", "raw")}
+                                    for r in loopback.RECEIVED[seen:]])
         return out
 
     async def read_run(self, name: Any, run_id: str, stubs: Any) -> dict[str, Any]:
