@@ -22,12 +22,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from trace_normal import mask, normalise  # this folder (the script's own, first on sys.path)
 
 HERE = Path(__file__).resolve().parent
 WORK = Path(tempfile.mkdtemp(prefix="wflint-engine-"))
@@ -44,18 +45,6 @@ ORIGINAL_CWD = Path.cwd()
 os.chdir(WORK)
 
 CASE_TIMEOUT_S = float(os.environ.get("WFLINT_ENGINE_CASE_TIMEOUT", "120"))
-ID_RE = re.compile(r"\b(?:wr|wrb|w|wpid|tsk|stp|o|a|op|wp|oat|tr|cr)_\d{12,}\b")
-# engine-made ids and timestamps (a user's own `record_id` output stays)
-VOLATILE_KEYS = frozenset({
-    "task_id", "step_id", "workflow_run_id", "workflow_run_block_id", "workflow_id", "workflow_permanent_id",
-    "organization_id", "output_parameter_id", "branch_id", "run_id", "agent_id", "agent_run_id",
-    "task_screenshot_artifact_ids", "workflow_screenshot_artifact_ids", "downloaded_file_artifact_ids",
-    "artifact_id", "browser_session_id", "retried_from_workflow_run_id", "retried_by_workflow_run_id",
-    "created_at", "modified_at", "queued_at", "started_at", "finished_at", "next_attempt_at", "webhook_sent_at",
-})
-VOLATILE_HEADERS = ("date",)
-
-
 def _quiet() -> None:
     import logging
     import warnings
@@ -76,42 +65,6 @@ def _private_stdout():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
-
-
-# --------------------------------------------------------------------------- normalising
-
-
-def normalise(value: Any) -> Any:
-    """Drop ids and timestamps; reduce a loop output's ``output_parameter`` to its key."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if key == "output_parameter" and isinstance(item, dict) and "key" in item:
-                out[key] = item["key"]
-                continue
-            if key in VOLATILE_KEYS:
-                continue
-            if key in ("response_headers", "headers") and isinstance(item, dict):
-                item = {k: v for k, v in item.items() if k.lower() not in VOLATILE_HEADERS}
-            out[key] = normalise(item)
-        return out
-    if isinstance(value, list):
-        return [normalise(v) for v in value]
-    if isinstance(value, str):
-        return ID_RE.sub("<id>", value)
-    return value
-
-
-def mask(value: Any) -> Any:
-    """Like ``normalise`` but keeps every key: an engine id or timestamp becomes ``"<volatile>"``
-    (used for what reached the loopback server, whose key sets are worth comparing)."""
-    if isinstance(value, dict):
-        return {k: ("<volatile>" if k in VOLATILE_KEYS and v is not None else mask(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask(v) for v in value]
-    if isinstance(value, str):
-        return ID_RE.sub("<id>", value)
-    return value
 
 
 def _enum(value: Any) -> Any:
@@ -280,7 +233,18 @@ def main(argv: list[str]) -> int:
         import serve
 
         return serve.main(argv[1:], out, Engine, ORIGINAL_CWD)
-    cases = _read_cases(argv[0] if argv else None)
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__, file=sys.stderr)
+        return 0
+    try:
+        cases = _read_cases(argv[0] if argv else None)
+    except (OSError, ValueError) as exc:
+        print(f"real_engine: cannot read the cases: {exc}", file=sys.stderr)
+        return 2
+    bad = [i for i, c in enumerate(cases) if not isinstance(c, dict) or "workflow" not in c]
+    if bad:
+        print(f"real_engine: case {bad[0] + 1} is not an object with 'name', 'workflow' and 'case'", file=sys.stderr)
+        return 2
     return asyncio.run(run_cases(cases, out))
 
 
