@@ -90,6 +90,13 @@ def test_conditional_merges_and_exposes_the_branch_taken(traces):
     route = rows(t, "route")[0]["output"]
     assert route["branch_taken"] == "path_long" and route["next_block_label"] == "path_long"
     assert t["outputs"]["join_output"] == {"said": "hello there, world", "taken": "path_long"}
+    # the walk stops at the match; only the matched branch's evaluation keeps rendered_expression
+    assert [("rendered_expression" in e, e["is_matched"]) for e in route["evaluations"]] == [(False, False), (True, True)]
+
+
+def test_a_branch_that_raises_falls_through_to_the_default_and_records_the_error(traces):
+    out = rows(traces["cond_no_match/cond_error_then_default"], "c")[0]["output"]
+    assert out["branch_taken"] == "b" and "'int object' has no attribute 'nope'" in out["evaluation_error"]
 
 
 def test_a_brace_less_jinja_criterion_is_asked_of_the_llm(traces):
