@@ -76,11 +76,10 @@ def test_only_the_editor_schema_refuses_unknown_keys():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    from node_tools import require
+
+    require(ROOT / "tools" / "yaml-language-server", SERVER, "yaml-language-server (tools/yaml-language-server)")
     node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js is not installed: the editor test needs it to run yaml-language-server")
-    if not SERVER.exists():
-        pytest.fail("yaml-language-server is not installed: run `npm ci --prefix tools/yaml-language-server` (tools/install-test-tools.sh does)")
     workspace = tmp_path_factory.mktemp("repo")
     (workspace / "workflows").mkdir()
     (workspace / "schemas").mkdir()
