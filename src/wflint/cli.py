@@ -103,7 +103,7 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
-@click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
+@click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See docs/limits.md.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per usable CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 # -- reporting options: what is printed where (the work is done by report/ modules)
@@ -190,7 +190,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             sys.exit(EXIT_OK)
     _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice,
           cfg.docs_url)
-    if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see README)
+    if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see docs/configuration.md)
         from .report.file_list import no_files_warning
 
         click.echo(no_files_warning(report.skipped), err=True)
