@@ -239,3 +239,18 @@ def test_python_m_build_is_preceded_by_the_extra_that_installs_build():
         named = re.findall(r"\.\[(\w+)\]", before)
         assert named, (page, "python -m build without the extra that installs build")
         assert any(re.match(r"build\b", dep) for dep in extras[named[-1]]), (named[-1], extras[named[-1]])
+
+
+def test_the_version_the_changelog_and_the_pinned_rev_agree():
+    from readme_snippets import code_blocks
+
+    import wflint
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert wflint.__version__ == version
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d\d-\d\d$", changelog, re.M)
+    assert releases and releases[0] == version  # Keep a Changelog: the newest release first, dated
+    assert "## [Unreleased]" in changelog and f"[{version}]: " in changelog
+    (hook,) = [b for b in code_blocks("Add it to your repository", "yaml") if "repos:" in b]
+    assert yaml.safe_load(hook)["repos"][0]["rev"] == f"v{version}"
