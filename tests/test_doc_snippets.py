@@ -122,3 +122,42 @@ def test_the_configuration_examples_are_valid_configurations():
     assert len(blocks) >= 3
     for b in blocks:
         from_table(tomllib.loads(b.text), str(b)).validate()  # a ConfigError names the block
+
+
+def test_the_mock_pages_plain_http_workaround_runs_against_wflint_serve(tmp_path):
+    """docs/mock.md's way to read and write a workflow the official client cannot parse, run as
+    written against `wflint serve` (on a free port instead of 8000) seeded with such a workflow."""
+    import socket
+    import time
+
+    import httpx
+
+    (block,) = [b for b in all_blocks([ROOT / "docs" / "mock.md"]) if b.language == "python" and "import httpx" in b.text]
+    (tmp_path / "workflows").mkdir()
+    flow = ("title: stop early\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+            "    - {block_type: terminate, label: stop, reason: nothing to do}\n")
+    (tmp_path / "workflows" / "stop.yaml").write_text(flow)
+    (tmp_path / "flow.yaml").write_text(flow.replace("nothing to do", "done"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([str(BIN / "wflint"), "serve", "--port", str(port), "--api-key", "dev-key=o_1",
+                             "--seed", "workflows/"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline and proc.poll() is None, "wflint serve did not start"
+                time.sleep(0.2)
+        code = block.text.replace("http://127.0.0.1:8000", base)
+        r = subprocess.run([sys.executable, "-c", code + "\nprint(saved.json()['version'], wf['workflow_definition']['blocks'][0]['block_type'])"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split() == ["2", "terminate"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
