@@ -22,7 +22,8 @@ if command -v npm >/dev/null 2>&1; then
                 --fetch-retry-mintimeout="${npm_config_fetch_retry_mintimeout:-2000}" \
                 --fetch-retry-maxtimeout="${npm_config_fetch_retry_maxtimeout:-10000}" 2>&1); then
             rm -rf "$project/node_modules"   # never half a project: the tests skip rather than fail oddly
-            { echo "npm ci failed in $project:"; printf '%s\n' "$log" | grep -v '^\s*$' | tail -n 5; } > "$project/$NPM_FAILED_MARKER"
+            # npm's first lines say what failed (the code, and e.g. "request to ... failed, reason: ...")
+            { echo "npm ci failed in $project:"; printf '%s\n' "$log" | grep -v '^\s*$' | head -n 4; } > "$project/$NPM_FAILED_MARKER"
             echo "install-test-tools: npm ci failed in $project; the tests that need it will be skipped (see $project/$NPM_FAILED_MARKER)" >&2
         elif [ -n "$log" ]; then
             printf '%s\n' "$log" >&2
