@@ -161,3 +161,33 @@ def test_the_mock_pages_plain_http_workaround_runs_against_wflint_serve(tmp_path
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_wflint_commands_of_the_ci_snippets_run_in_a_repository(tmp_path):
+    """Each `wflint check` line of the YAML CI snippets (README, docs), run in a scratch
+    repository: it checks (0 or 1), never a usage or internal error (2, 3)."""
+    import shlex
+
+    import yaml
+
+    lines = []
+    for b in all_blocks():
+        if b.language != "yaml" or "wflint" not in b.text:
+            continue
+        data = yaml.safe_load(b.text)
+        jobs = data.get("jobs", {}).values() if isinstance(data, dict) and "jobs" in data else \
+            (data.values() if isinstance(data, dict) else data)
+        for job in jobs or []:
+            steps = job.get("steps", [job]) if isinstance(job, dict) else []
+            for step in steps:
+                runs = [step["run"]] if isinstance(step, dict) and isinstance(step.get("run"), str) else []
+                runs += job.get("script", []) if isinstance(job, dict) and step is job else []
+                lines += [(b, line) for run in runs for line in run.splitlines() if line.strip().startswith("wflint check")]
+    assert {str(b.page.name) for b, _ in lines} >= {"README.md", "ci.md"}, lines
+    repo = _scratch(tmp_path)
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+    env.pop("CI_PROJECT_DIR", None)
+    for b, line in lines:
+        r = subprocess.run(shlex.split(line, comments=True), cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode in (0, 1), (str(b), line, r.stderr)
+        assert "Traceback" not in r.stderr
