@@ -22,7 +22,9 @@ def rules_markdown() -> str:
     for r in rules:
         out.append(f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | {r.summary} |")
     for r in rules:
-        out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**.", "", r.doc]
+        # reStructuredText's "Bad::" (a literal block follows) reads "Bad:" in Markdown
+        out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**.", "",
+                re.sub(r"(?<=\S)::$", ":", r.doc, flags=re.M)]
     out += ["", "## Templated fields", "", "Fields the service renders as Jinja templates (checked by WF401-WF403):", ""]
     out.append("| object | field | kind |")
     out.append("|---|---|---|")
