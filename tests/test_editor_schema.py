@@ -1,6 +1,6 @@
 """The editor schema in the real YAML language server (yaml-language-server, the engine of VS
 Code's YAML extension and of most Neovim and Emacs set-ups), driven over stdio as an editor
-drives it, with the settings the README recommends.
+drives it, with the settings the documentation (docs/editors.md) recommends.
 
 The server is installed from tools/yaml-language-server (``npm ci`` there; .ci/run does it when
 Node is present). One server process serves the whole module.
@@ -76,17 +76,16 @@ def test_only_the_editor_schema_refuses_unknown_keys():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    from node_tools import require
+
+    require(ROOT / "tools" / "yaml-language-server", SERVER, "yaml-language-server (tools/yaml-language-server)")
     node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js is not installed: the editor test needs it to run yaml-language-server")
-    if not SERVER.exists():
-        pytest.fail("yaml-language-server is not installed: run `npm ci --prefix tools/yaml-language-server` (tools/install-test-tools.sh does)")
     workspace = tmp_path_factory.mktemp("repo")
     (workspace / "workflows").mkdir()
     (workspace / "schemas").mkdir()
     shutil.copy(EDITOR_SCHEMA, workspace / "schemas")
-    # the README's VS Code settings, as written (schemas/ copied into the repository, as it says)
-    vscode = json.loads(code_blocks("Editors", "json")[0])
+    # the documented VS Code settings, as written (schemas/ copied into the repository, as it says)
+    vscode = json.loads(code_blocks("Schemas in your editor", "json")[0])
     yaml_settings = {key.removeprefix("yaml."): value for key, value in vscode.items() if key.startswith("yaml.")}
     assert set(yaml_settings) == {"schemas", "yamlVersion"}
     settings = {"yaml": {**yaml_settings, "validate": True, "completion": True, "hover": True, "schemaStore": {"enable": False}}}
@@ -168,8 +167,8 @@ def test_completion_offers_the_block_types(server):
 
 
 def test_the_neovim_snippet_says_what_the_tested_vscode_snippet_says():
-    vscode = json.loads(code_blocks("Editors", "json")[0])
-    (lua,) = code_blocks("Editors", "lua")
+    vscode = json.loads(code_blocks("Schemas in your editor", "json")[0])
+    (lua,) = code_blocks("Schemas in your editor", "lua")
     assert re.search(r'yamlVersion = "1\.1"', lua)
     (path, globs) = re.search(r'schemas = \{ \["([^"]+)"\] = \{ ([^}]*) \}', lua).groups()
     assert {path: re.findall(r'"([^"]+)"', globs)} == vscode["yaml.schemas"]

@@ -528,11 +528,21 @@ def test_cli_unparseable_file_exits_2_with_a_message(tmp_path, work):
     assert work.read_text(encoding="utf-8") == read(FIXTURES / "renames.fixed.yaml")
 
 
-def test_cli_missing_path_and_no_paths_exit_2(tmp_path):
+def test_cli_missing_path_exits_2(tmp_path):
     r = invoke(str(tmp_path / "nope.yaml"))
     assert r.exit_code == 2 and "no such file or directory" in r.stderr
+
+
+def test_cli_without_a_path_fixes_the_current_directory_as_check_checks_it(tmp_path, monkeypatch):
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    (flows / "a.yaml").write_text(read(FIXTURES / "renames.yaml"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = invoke("--check")
+    assert r.exit_code == 1 and "a.yaml" in r.output  # found by walking '.', not a usage error
     r = invoke()
-    assert r.exit_code == 2 and "no paths given" in r.stderr
+    assert r.exit_code == 0, r.output
+    assert (flows / "a.yaml").read_text(encoding="utf-8") == read(FIXTURES / "renames.fixed.yaml")
 
 
 def test_cli_binary_file_exits_2(tmp_path):

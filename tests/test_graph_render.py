@@ -74,10 +74,9 @@ class MermaidParser:
 
 @pytest.fixture(scope="module")
 def mermaid_parser():
-    if shutil.which("node") is None:
-        pytest.skip("Node.js is not installed: Mermaid's parser runs in Node (see tests/mermaid)")
-    if not (MERMAID_DIR / "node_modules" / "mermaid").is_dir():
-        pytest.fail("Mermaid is not installed for the tests: run `npm ci` in tests/mermaid (tools/install-test-tools.sh does)")
+    from node_tools import require
+
+    require(MERMAID_DIR, MERMAID_DIR / "node_modules" / "mermaid", "Mermaid's parser (tests/mermaid)")
     parser = MermaidParser()
     yield parser
     parser.close()

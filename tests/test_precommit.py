@@ -1,4 +1,4 @@
-"""The README's pre-commit setup, run with the real ``pre-commit`` tool in a scratch git
+"""The README's pre-commit setup (also in docs/ci.md), run with the real ``pre-commit`` tool in a scratch git
 repository that looks like a real one: it passes with valid workflows and fails on a broken
 one only, naming it. The hook comes from the shipped ``.pre-commit-hooks.yaml`` (its entry
 and file types), as ``repo: local`` with ``language: system`` so that the test needs no
@@ -76,7 +76,11 @@ def test_the_readme_snippet_as_written_with_this_repository_as_the_repo(tmp_path
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q")
-    config = f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: wflint\n"
+    from readme_snippets import code_blocks
+
+    snippet = code_blocks("Add it to your repository", "yaml")[0]  # the README's, as written
+    assert "rev: v0.2.0" in snippet and "https://github.com/your-org/wflint" in snippet
+    config = snippet.replace("https://github.com/your-org/wflint", str(ROOT)).replace("rev: v0.2.0", f"rev: {head}")
     write(repo, {**NOT_WORKFLOWS, ".pre-commit-config.yaml": config, ".wflint.toml": 'exclude = ["drafts/"]\n',
                  "workflows/orders.yaml": VALID, "workflows/drafts/wip.yaml": BROKEN})
     _git(repo, "add", "-A")

@@ -103,7 +103,7 @@ def main() -> None:
 @click.option("--mode", type=click.Choice(["auto", "json", "yaml"]), default=None, help="How the files reach the service: as json_definition or yaml_definition (auto: by file suffix).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Config file (default: nearest .wflint.toml or pyproject.toml [tool.wflint]).")
 @click.option("--stdin-filename", default=None, help="Name to report for '-' (its suffix picks YAML or JSON).")
-@click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See the README's Limits table.")
+@click.option("--limit", "limits", multiple=True, metavar="NAME=N", help="Raise or lower one of the limits for hostile input (e.g. blocks=20000); repeatable. See docs/limits.md.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use for large runs [default: one per usable CPU].")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 # -- reporting options: what is printed where (the work is done by report/ modules)
@@ -119,9 +119,10 @@ def main() -> None:
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
 @click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
+@click.option("--docs-url", default=None, metavar="URL", help="The page documenting the rules, which reports link each rule to (URL#wf104-unknown-field) [default: docs/rules.md in the repository].")
 def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
           output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
-          follow_links, target_version) -> None:
+          follow_links, target_version, docs_url) -> None:
     """Check workflow files and directories ('-' reads standard input; no path means '.').
 
     Only files whose content is a workflow are checked, however they are named; `--show-files`
@@ -130,20 +131,27 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
 
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
+        given = cfg.origins  # what the command line overrides, for --show-settings
         if select:
-            cfg.select = _split(select)
+            cfg.select, given["select"] = _split(select), "command line (--select)"
         if ignore:
             cfg.ignore = [*cfg.ignore, *_split(ignore)]
+            given["ignore"] = f"{given['ignore']} + command line (--ignore)" if "ignore" in given else "command line (--ignore)"
         if fail_level:
-            cfg.fail_level = fail_level
+            cfg.fail_level, given["fail-level"] = fail_level, "command line (--fail-level)"
         if mode:
-            cfg.mode = mode
+            cfg.mode, given["mode"] = mode, "command line (--mode)"
         if limits:
-            cfg.limits = with_limits(cfg.limits, _limit_values(limits), "--limit")
+            values = _limit_values(limits)
+            cfg.limits = with_limits(cfg.limits, values, "--limit")
+            given.update({f"limits.{k.replace('_', '-')}": "command line (--limit)" for k in values})
         if target_version:
-            cfg.target_version = target_version
+            cfg.target_version, given["target-version"] = target_version, "command line (--target-version)"
         if respect_gitignore is not None:
             cfg.respect_gitignore = respect_gitignore
+            given["respect-gitignore"] = "command line (--respect-gitignore)" if respect_gitignore else "command line (--no-respect-gitignore)"
+        if docs_url:
+            cfg.docs_url, given["docs-url"] = docs_url, "command line (--docs-url)"
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {printable(str(exc))}", err=True)
@@ -180,8 +188,9 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(file_list(report.checked, report.reasons, report.skipped), nl=False, err=not show_files)
         if show_files:
             sys.exit(EXIT_OK)
-    _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice)
-    if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see README)
+    _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice,
+          cfg.docs_url)
+    if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see docs/configuration.md)
         from .report.file_list import no_files_warning
 
         click.echo(no_files_warning(report.skipped), err=True)
@@ -192,6 +201,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
 def _emit(
     diags, lines, files_checked: int, checked_files: list[str],
     fmt: str, output_file: Path | None, show_statistics: bool, quiet: bool, color_choice: str,
+    docs_url: str | None = None,
 ) -> None:
     """Print the report (or write it to ``output_file`` and print a summary line)."""
     from .rules import registry
@@ -205,7 +215,7 @@ def _emit(
         text = render(
             fmt, diags, lines, registry(),
             style=color.COLOR if colored else color.PLAIN, with_summary=not quiet,
-            files=checked_files, root=os.environ.get("CI_PROJECT_DIR") or os.getcwd(),
+            files=checked_files, root=os.environ.get("CI_PROJECT_DIR") or os.getcwd(), docs_url=docs_url,
         )
     if output_file is not None:
         try:
@@ -265,16 +275,18 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 
         click.echo(rules_markdown(), nl=False)
         return
+    from .report.rule_docs import plain_text
+
     if code is None or show_all:
         for r in registry().values():
-            click.echo(f"{r.code}  {r.name:<28} {r.severity:<8} {r.summary}")
+            click.echo(f"{r.code}  {r.name:<28} {r.severity:<8} {plain_text(r.summary)}")
         return
     found = lookup(code)
     if found is None:
         click.echo(f"wflint: unknown rule {code!r} (see `wflint rule --all`)", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(f"{found.code} {found.name} (default severity: {found.severity})\n")
-    click.echo(found.doc)
+    click.echo(plain_text(found.doc))
 
 
 @main.command()

@@ -11,6 +11,7 @@ Keys (all optional)::
     exclude = ["drafts/"]      # files and directories never checked, walked or named
     respect-gitignore = true   # a walk skips what .gitignore ignores
     target-version = "1.0.55"  # the service release to judge by (default: the newest modelled)
+    docs-url = "https://wflint.example.com/rules/"  # the page rule links point at (default: docs/rules.md in the repository)
     [per-file-ignores]         # rules ignored in the files a glob matches
     "legacy/**" = ["WF213"]
     [severity]                 # per-rule severity overrides
@@ -54,6 +55,12 @@ class Config:
     source: str | None = None
     #: the service release to judge by; None means the newest release wflint models
     target_version: str | None = None
+    #: the page documenting the rules, which reports and the language server link to; None:
+    #: docs/rules.md in the repository the package metadata names (``report.links``)
+    docs_url: str | None = None
+    #: where each setting in force came from (config key, or ``limits.<key>``): a file's path or
+    #: ``command line (--option)``; a key absent here has its default (``--show-settings``)
+    origins: dict[str, str] = field(default_factory=dict)
 
     def validate(self) -> "Config":
         from .rules import lookup, registry
@@ -92,7 +99,7 @@ class Config:
 
 
 _KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "include", "per-file-ignores", "respect-gitignore",
-         "severity", "target-version", "limits"}
+         "severity", "target-version", "limits", "docs-url"}
 
 
 def from_table(table: dict[str, Any], origin: str) -> Config:
@@ -100,6 +107,9 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
     if unknown:
         raise ConfigError(f"{origin}: unknown setting(s): {', '.join(sorted(unknown))}")
     cfg = Config(source=origin)
+    cfg.origins = {key: origin for key in table if key != "limits"}
+    if isinstance(table.get("limits"), dict):
+        cfg.origins.update({f"limits.{key.replace('_', '-')}": origin for key in table["limits"]})
 
     def str_list(key: str) -> list[str]:
         v = table.get(key, [])
@@ -123,7 +133,8 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
             isinstance(v, list) and all(isinstance(x, str) for x in v) for v in pfi.values()):
         raise ConfigError(f"{origin}: 'per-file-ignores' must be a table of \"glob\" = [\"rule\", ...]")
     cfg.per_file_ignores = dict(pfi)
-    for key, attr in (("fail-level", "fail_level"), ("mode", "mode"), ("target-version", "target_version")):
+    for key, attr in (("fail-level", "fail_level"), ("mode", "mode"), ("target-version", "target_version"),
+                      ("docs-url", "docs_url")):
         if key in table:
             if not isinstance(table[key], str):
                 raise ConfigError(f"{origin}: '{key}' must be a string")
@@ -183,19 +194,42 @@ def discover(start: Path) -> Config:
 
 
 def settings_text(cfg: Config, base: str) -> str:
-    """The resolved settings, for ``--show-settings``: one ``key = value`` line each, TOML."""
+    """Every setting in force, for ``--show-settings``: TOML, each value followed by where it
+    came from (``default``, the configuration file, or the command line)."""
     import json
+    from dataclasses import fields
+
+    from .model.releases import NEWEST
+    from .report.links import repository_url
 
     def toml(value: Any) -> str:
-        return json.dumps(value)  # lists of strings, strings and booleans read the same in TOML
+        return json.dumps(value)  # lists of strings, strings, numbers and booleans read the same in TOML
 
+    def line(key: str, value: Any, default_note: str = "", shown: str | None = None) -> str:
+        text = f"{shown or key} = {toml(value)}"
+        origin = cfg.origins.get(key) or ("default" + (f" ({default_note})" if default_note else ""))
+        return f"{text:<40} # {origin}"
+
+    docs_note = "docs/rules.md in the repository the package names"
+    docs = cfg.docs_url
+    if docs is None:
+        repo = repository_url()
+        docs = f"{repo}/blob/main/docs/rules.md" if repo else ""
+        docs_note += "" if repo else "; none is named, so reports carry no rule links"
     lines = [f"# settings from {cfg.source or 'defaults (no configuration file found)'}",
              f"# globs are relative to {base}",
-             f"select = {toml(cfg.select)}", f"ignore = {toml(cfg.ignore)}",
-             f"fail-level = {toml(cfg.fail_level)}", f"mode = {toml(cfg.mode)}",
-             f"include = {toml(cfg.include)}", f"exclude = {toml(cfg.exclude)}",
-             f"respect-gitignore = {toml(cfg.respect_gitignore)}", "[per-file-ignores]"]
+             line("select", cfg.select), line("ignore", cfg.ignore),
+             line("fail-level", cfg.fail_level), line("mode", cfg.mode),
+             line("include", cfg.include), line("exclude", cfg.exclude),
+             line("respect-gitignore", cfg.respect_gitignore),
+             line("target-version", cfg.target_version or NEWEST, "the newest modelled release"),
+             line("docs-url", docs, docs_note),
+             f"{'[per-file-ignores]':<40} # {cfg.origins.get('per-file-ignores', 'default')}"]
     lines += [f"{toml(k)} = {toml(v)}" for k, v in cfg.per_file_ignores.items()]
-    lines.append("[severity]")
+    lines.append(f"{'[severity]':<40} # {cfg.origins.get('severity', 'default')}")
     lines += [f"{k} = {toml(v)}" for k, v in cfg.severity.items()]
+    lines.append("[limits]")
+    for f in fields(cfg.limits):
+        key = f.name.replace("_", "-")
+        lines.append(line(f"limits.{key}", getattr(cfg.limits, f.name), shown=key))
     return "\n".join(lines) + "\n"

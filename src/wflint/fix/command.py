@@ -59,7 +59,7 @@ def _diff(old: str, new: str, path: str) -> str:
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a file would change.")
 def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
     """Apply safe fixes (WF106 renames, WF004 quoting) to workflow files, keeping comments
-    and formatting.
+    and formatting (no path means '.').
 
     Exit status: 0 done (or nothing to do), 1 with --check when a file would change, 2 an
     unreadable path or a file that does not parse, 3 an internal error (nothing written).
@@ -68,9 +68,7 @@ def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
 
     from . import fix_text  # the package's entry point (its __init__ imports this module)
 
-    if not paths:
-        click.echo("wflint: no paths given (try `wflint fix .`)", err=True)
-        sys.exit(EXIT_USAGE)
+    paths = paths or (".",)  # as `wflint check`: no path means the current directory
     errors: list[str] = []
     internal = False
     would_change = 0

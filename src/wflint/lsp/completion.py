@@ -166,6 +166,13 @@ def _value_items(doc: Document, offset: int, line_no: int, key: str, partial: st
         return [_item(doc, offset, partial, tag, lsp.CompletionItemKind.EnumMember, obj.title, obj.description)
                 for tag, obj in model.PARAMETER_TYPES.items()]
     wf, path = _context(doc, offset, line_no)
+    if not path or path[-1] != key:
+        # the cursor is past the end of the tree (`next_block_label: ` with nothing typed yet: the
+        # empty value ends before the space), so the path names the enclosing list, not the
+        # block; the placeholder line finds the block (else it would be offered its own label)
+        probed, probe_path = _context(doc, offset, line_no, probe_first=True)
+        if probed is not None and probe_path and probe_path[-1] == _PROBE:
+            wf, path = probed, probe_path[:-1] + (key,)
     if wf is None:
         return []
     if key == "finally_block_label":

@@ -39,7 +39,7 @@ _LOCAL_DOCS = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
 
 def rule_link(code: str, name: str, docs_url: str | None = None) -> str | None:
     """Where a rule's documentation is: its section of ``docs_url`` (the client's
-    ``rulesDocsUrl``) when given, else of the repository's ``docs/rules.md`` (``report.links``,
+    ``rulesDocsUrl``, else the workspace configuration's ``docs-url``) when given, else of the repository's ``docs/rules.md`` (``report.links``,
     as SARIF reports link it), else of the checkout's copy; None when there is none."""
     if docs_url:
         return f"{docs_url}#{rule_anchor(code, name)}"

@@ -158,7 +158,8 @@ class WflintServer(LanguageServer):
             current = self.document(uri)
             if current is None or current.version != doc.version or current.text != doc.text:
                 return
-            published = await loop.run_in_executor(self.checks, to_lsp, doc, diags, self.docs_url)
+            published = await loop.run_in_executor(self.checks, to_lsp, doc, diags,
+                                                   self.docs_url or config.docs_url)
             self.checked[uri] = (doc, diags)
             self.published[uri] = published
             self.text_document_publish_diagnostics(

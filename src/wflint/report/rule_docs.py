@@ -1,11 +1,13 @@
-"""Rule documentation rendered from the rule modules' docstrings (``docs/rules.md``)."""
+"""Rule documentation rendered from the rule modules' docstrings: Markdown for ``docs/rules.md``,
+plain text for ``wflint rule``."""
 
 from __future__ import annotations
 
-from .. import model
+import re
 
 
 def rules_markdown() -> str:
+    from .. import model  # here: `wflint rule` imports this module for plain_text alone
     from ..rules import registry
 
     out = [
@@ -20,10 +22,32 @@ def rules_markdown() -> str:
     for r in rules:
         out.append(f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | {r.summary} |")
     for r in rules:
-        out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**.", "", r.doc]
+        # reStructuredText's "Bad::" (a literal block follows) reads "Bad:" in Markdown
+        out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**.", "",
+                re.sub(r"(?<=\S)::$", ":", r.doc, flags=re.M)]
     out += ["", "## Templated fields", "", "Fields the service renders as Jinja templates (checked by WF401-WF403):", ""]
     out.append("| object | field | kind |")
     out.append("|---|---|---|")
     for obj, field, kind in model.templated_fields():
         out.append(f"| {obj} | {field} | {kind} |")
     return "\n".join(out) + "\n"
+
+
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_STRONG = re.compile(r"\*\*(.+?)\*\*", re.S)
+
+
+def _quoted(match: re.Match) -> str:
+    inner = match.group(1)
+    # a literal with its own quotes ("5", {'a': 1}) reads as it is; a bare one is quoted as
+    # wflint's messages quote names
+    return inner if any(q in inner for q in "'\"") else f"'{inner}'"
+
+
+def plain_text(doc: str) -> str:
+    """A rule's docstring for a terminal (``wflint rule``): the reStructuredText markup of
+    literals (double backticks), strong emphasis and literal-block markers (``Bad::``) taken
+    out, the words and the indented examples kept."""
+    text = _LITERAL.sub(_quoted, doc)
+    text = _STRONG.sub(r"\1", text)
+    return re.sub(r"(?<=\S)::$", ":", text, flags=re.M)

@@ -2,7 +2,7 @@
 
 **What it checks.** Nothing about the workflow itself: it reports that a limit meant for
 hostile or broken input was reached, and where. The limits, with their defaults (see the
-README's "Limits" table): the nesting of JSON and YAML (500), the values in one document
+"Limits" page of the documentation): the nesting of JSON and YAML (500), the values in one document
 (500,000), what YAML aliases add to a document (200,000 nodes, 8 MiB of text), the length of one string (1 MiB), blocks (5,000)
 and parameters (5,000) in one workflow, loops nested in loops (50), the nesting of one Jinja
 template (50) and of one Python code block (100). Each is checked before the work it guards,

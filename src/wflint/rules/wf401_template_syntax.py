@@ -28,6 +28,7 @@ time ("Failed to format Jinja style parameter").
 """
 
 import difflib
+import re
 import sys
 
 from ..checks import template_sites
@@ -62,7 +63,7 @@ def check(wf):
         what = "code" if site.kind == "code" else "template"
         where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
         jinja = problem.message.rstrip(".")
-        start = template_sites.locate(wf, site, problem.offset)
+        start, end = template_sites.span(wf, site, *_error_span(site.text, problem.offset))
         verdict = None
         if not problem.exact:
             message = f"invalid Jinja in {template_sites.describe_site(site)}: {jinja}; {_consequence(site)}"
@@ -83,7 +84,23 @@ def check(wf):
                        f"{jinja}; the service refuses to save the workflow (422)")
         else:
             message = f"invalid Jinja in {template_sites.describe_site(site)}{where_line}: {jinja}; {_consequence(site)}"
-        yield wf.diag(rule, message, site.path, help=hint(problem.message), service=verdict, start=start, end=start)
+        yield wf.diag(rule, message, site.path, help=hint(problem.message), service=verdict, start=start, end=end)
+
+
+_CLOSER = re.compile(r"[}%#]}")
+
+
+def _error_span(text: str, offset: int) -> tuple[int, int]:
+    """Where Jinja stopped, to the end of that tag (its ``}}``, ``%}`` or ``#}``) or, for a tag
+    never closed, of the template's line: never an empty range, which CI annotations and
+    SARIF viewers would show as nothing."""
+    line_end = text.find("\n", offset)
+    line_end = len(text) if line_end < 0 else line_end
+    closer = _CLOSER.search(text, offset, line_end)
+    end = closer.end() if closer else line_end
+    if end > offset:
+        return offset, end
+    return (offset - 1, offset) if offset > 0 else (offset, min(len(text), offset + 1))
 
 
 def _consequence(site) -> str:

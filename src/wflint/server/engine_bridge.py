@@ -1,13 +1,14 @@
 """The one place the server calls wflint's engine (stages C–G as lint rules).
 
 ``evaluate`` returns the service verdicts the engine attaches to its diagnostics, and the
-wflint errors the service would accept (for ``--strict``). The engine lives in
-``wflint.engine`` (or ``wflint.api``); when neither can be imported the server still runs,
-with the model checks only.
+wflint errors the service would accept (for ``--strict``). The checks live behind
+``wflint.api.evaluate``; when it cannot be imported the server still runs, with the model
+checks only.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,18 +22,15 @@ class EngineResult:
     errors: list[Diagnostic] = field(default_factory=list)
 
 
+@functools.cache  # resolved once: a failed import would search the disk on every save
 def _engine_evaluate() -> Any:
-    try:
-        from ..engine import evaluate  # type: ignore[attr-defined]
-
-        return evaluate
-    except ImportError:  # no engine package, or one without evaluate (the run-time facts only)
-        pass
+    # The linter's verdict is the library API's ``evaluate``; ``wflint.engine`` is the run-time
+    # engine (service-runs.md), a different thing despite this module's historic name.
     try:
         from ..api import evaluate
 
         return evaluate
-    except ModuleNotFoundError:
+    except ImportError:
         return None
 
 

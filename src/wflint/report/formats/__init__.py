@@ -4,7 +4,8 @@ Every format is called as ``render(diags, lines, rules)``: ``full`` quotes sourc
 the ``lines(path, n)`` callable, and ``sarif`` describes each rule from ``rules`` (code to rule,
 the registry), so each stays a pure function of its arguments and no format imports the rule
 layer. A few take keyword options (``OPTIONS``): ``style`` (colour) for the human formats,
-``files`` (the files checked) for ``junit``, ``root`` (the repository) for ``gitlab``;
+``files`` (the files checked) for ``junit``, ``root`` (the repository) for ``gitlab``,
+``docs_url`` (the ``docs-url`` setting: where rule links point) for the formats that link;
 ``render`` passes each format only the options it takes.
 """
 
@@ -31,8 +32,10 @@ FORMATS = {
 OPTIONS: dict[str, frozenset[str]] = {
     "full": frozenset({"style", "with_summary"}),
     "concise": frozenset({"style"}),
-    "junit": frozenset({"files"}),
-    "gitlab": frozenset({"root"}),
+    "json": frozenset({"docs_url"}),
+    "sarif": frozenset({"docs_url"}),
+    "junit": frozenset({"files", "docs_url"}),
+    "gitlab": frozenset({"root", "docs_url"}),
 }
 
 #: the formats a person reads, which get colour on a terminal

@@ -1,4 +1,4 @@
-"""The default, human format: the location line, the source line with a caret underline,
+"""The default, human format: the location line (with the severity in words), the source line with a caret underline,
 and a ``help:`` line when there is a suggestion.
 
 A long source line (minified JSON puts a whole file on one) is quoted as a window of
@@ -57,7 +57,9 @@ def render(
     out: list[str] = []
     for d in diags:
         where = style.path(f"{printable(d.path)}:{d.line}:{d.column}:")
-        out.append(f"{where} {style.code(d.code, d.severity)} {style.severity(f'[{d.name}]', d.severity)} {printable(d.message)}")
+        # the severity in words, as in `concise`: a CI log has no colour to tell errors apart
+        out.append(f"{where} {style.code(d.code, d.severity)} {style.severity(f'[{d.name}] {d.severity}:', d.severity)} "
+                   f"{printable(d.message)}")
         text = lines(d.path, d.line) if lines else None
         if text is not None:
             gutter = f"{d.line:>4} | "

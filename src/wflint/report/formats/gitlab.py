@@ -6,6 +6,7 @@ so a fingerprint must not change when unrelated lines move: it hashes the path, 
 message and which repeat of that same finding in the file it is, never the line number.
 GitLab shows ``location.path`` relative to the repository root; an absolute path under
 ``root`` (the CLI passes ``$CI_PROJECT_DIR`` or the working directory) is made relative to it.
+The rule's documentation goes in ``content.body`` (the Code Climate field for it), as a link.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import Counter
 from typing import Sequence
 
 from ...diagnostics import Diagnostic
+from ..links import rule_doc_url
 from ..safe_text import without_surrogates
 
 #: wflint severity -> Code Quality severity (info, minor, major, critical, blocker)
@@ -37,7 +39,8 @@ def _fingerprint(*parts: str) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def render(diags: Sequence[Diagnostic], lines=None, rules=None, *, root: str | None = None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules=None, *, root: str | None = None,
+           docs_url: str | None = None) -> str:
     repeats: Counter[tuple[str, str, str]] = Counter()
     issues = []
     for d in diags:
@@ -46,15 +49,17 @@ def render(diags: Sequence[Diagnostic], lines=None, rules=None, *, root: str | N
         nth = repeats[key]
         repeats[key] += 1
         description = f"{d.code} [{d.name}] {d.message}" + (f" ({d.help})" if d.help else "")
-        issues.append(
-            {
-                "type": "issue",
-                "check_name": d.code,
-                "description": without_surrogates(description),
-                "categories": ["Bug Risk"],
-                "severity": SEVERITY[d.severity],
-                "fingerprint": _fingerprint(path, d.code, d.message, str(nth)),
-                "location": {"path": without_surrogates(path), "lines": {"begin": d.line, "end": max(d.end_line, d.line)}},
-            }
-        )
+        issue: dict = {
+            "type": "issue",
+            "check_name": d.code,
+            "description": without_surrogates(description),
+            "categories": ["Bug Risk"],
+            "severity": SEVERITY[d.severity],
+            "fingerprint": _fingerprint(path, d.code, d.message, str(nth)),
+            "location": {"path": without_surrogates(path), "lines": {"begin": d.line, "end": max(d.end_line, d.line)}},
+        }
+        url = rule_doc_url(d.code, d.name, docs_url)
+        if url:
+            issue["content"] = {"body": f"[{d.code} {d.name}]({url})"}
+        issues.append(issue)
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

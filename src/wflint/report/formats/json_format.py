@@ -6,10 +6,11 @@ import json
 from typing import Sequence
 
 from ...diagnostics import Diagnostic
+from ..links import rule_doc_url
 from ..safe_text import json_safe
 
 
-def as_dict(d: Diagnostic) -> dict:
+def as_dict(d: Diagnostic, docs_url: str | None = None) -> dict:
     out = {
         "path": d.path,
         "line": d.line,
@@ -25,10 +26,13 @@ def as_dict(d: Diagnostic) -> dict:
         out["help"] = d.help
     if d.service is not None:
         out["service_status"] = d.service.status
+    url = rule_doc_url(d.code, d.name, docs_url)
+    if url:
+        out["url"] = url  # the rule's documentation, as ruff's json output links it
     return out
 
 
-def render(diags: Sequence[Diagnostic], lines=None, rules=None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules=None, *, docs_url: str | None = None) -> str:
     # lone surrogates (a \ud800 escape in the input, an undecodable byte in a file name) stay
     # JSON escapes: the output is valid UTF-8 whatever the input
-    return json_safe(json.dumps([as_dict(d) for d in diags], indent=2, ensure_ascii=False)) + "\n"
+    return json_safe(json.dumps([as_dict(d, docs_url) for d in diags], indent=2, ensure_ascii=False)) + "\n"

@@ -2,7 +2,7 @@
 
 Links point at the repository named in ``[project.urls]`` (``report.links``): the tool's
 ``informationUri`` at the repository, each rule's ``helpUri`` at its section of
-``docs/rules.md``. A relative path is written as a relative URI against ``%SRCROOT%`` (the
+``docs/rules.md``, or of the ``docs-url`` page when that setting is given. A relative path is written as a relative URI against ``%SRCROOT%`` (the
 checkout, as code scanning reads it); an absolute path as a ``file://`` URI.
 """
 
@@ -28,7 +28,7 @@ def artifact_location(path: str) -> dict[str, str]:
     return {"uri": quote(path.replace("\\", "/"), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
-def _rule(code: str, rule: Any) -> dict[str, Any]:
+def _rule(code: str, rule: Any, docs_url: str | None = None) -> dict[str, Any]:
     if rule is None:
         return {"id": code, "name": code, "shortDescription": {"text": code}, "defaultConfiguration": {"level": "warning"}}
     out = {
@@ -38,13 +38,14 @@ def _rule(code: str, rule: Any) -> dict[str, Any]:
         "fullDescription": {"text": rule.doc},
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
     }
-    help_uri = rule_doc_url(code, rule.name)
+    help_uri = rule_doc_url(code, rule.name, docs_url)
     if help_uri:
         out["helpUri"] = help_uri
     return out
 
 
-def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | None = None) -> str:
+def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | None = None, *,
+           docs_url: str | None = None) -> str:
     """``rules`` maps a code to its rule (``name``, ``summary``, ``doc``, ``severity``); the
     caller passes the registry, so formats never import the rule layer."""
     from ... import __version__
@@ -70,7 +71,7 @@ def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | N
                 "locations": [{"physicalLocation": {"artifactLocation": artifact_location(without_surrogates(d.path)), "region": region}}],
             }
         )
-    driver: dict[str, Any] = {"name": "wflint", "version": __version__, "rules": [_rule(code, rules.get(code)) for code in used]}
+    driver: dict[str, Any] = {"name": "wflint", "version": __version__, "rules": [_rule(code, rules.get(code), docs_url) for code in used]}
     info = repository_url()
     if info:
         driver["informationUri"] = info
