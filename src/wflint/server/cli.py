@@ -59,7 +59,7 @@ def _target(version: str | None) -> str | None:
               help="A webhook host to refuse as blocked.")
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=N",
               help="Raise or lower a limit on hostile requests (body-bytes, depth, alias-nodes, alias-chars, loop-depth, "
-                   "string-chars, request-seconds, heavy-workers; defaults in the README). Repeatable.")
+                   "string-chars, search-chars, request-seconds, request-threads, heavy-workers; defaults in the README). Repeatable.")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,

@@ -33,6 +33,12 @@ class ServerLimits:
     loop_depth: int = 8
     #: characters of one string in a workflow body (a title, a prompt, a yaml_definition's values)
     string_chars: int = LINTER.string_chars
+    #: characters of a list request's search_key or title (a longer one is a 422; the match is
+    #: linear in the text whatever the term, this bounds the checks made at each hit)
+    search_chars: int = 1000
+    #: request threads (of every kind) working at once, abandoned ones included until they
+    #: stop; more wait their turn within their time budget
+    request_threads: int = 16
     #: seconds a request may work before it is answered 503 (nothing stored)
     request_seconds: float = 10.0
     #: requests that create or update (CPU-heavy) running at once; more wait their turn
