@@ -230,3 +230,121 @@ def test_healthz_and_sigterm_answer_while_the_worst_searches_run():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# --------------------------------------------------------------------------- connections
+
+
+def _closed_by_server(sock, within: float) -> bool:
+    """True when the server closes the connection (EOF or reset) within ``within`` seconds."""
+    import socket
+
+    sock.settimeout(within)
+    try:
+        while True:
+            data = sock.recv(4096)
+            if not data:
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except socket.timeout:
+        return False
+
+
+def _connect(base: str):
+    import socket
+
+    host, port = base.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def test_idle_slow_and_surplus_connections_are_closed():
+    from test_server_under_attack import _start
+
+    proc, base = _start("--limit", "header-seconds=1", "--limit", "body-seconds=1", "--limit", "connections=20")
+    socks = []
+    try:
+        idle = [_connect(base) for _ in range(15)]
+        socks += idle
+        time.sleep(0.2)
+        surplus = [_connect(base) for _ in range(10)]  # 25 open: 5 over the cap
+        socks += surplus
+        assert sum(_closed_by_server(s, 0.5) for s in surplus) >= 5
+
+        slow_headers = _connect(base)
+        slow_body = _connect(base)
+        socks += [slow_headers, slow_body]
+        t = time.monotonic()
+        slow_body.sendall(b"POST /v1/agents HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\ncontent-type: application/json\r\n"
+                          b"Content-Length: 100\r\n\r\n{\"json")
+        closed_headers = False
+        for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\n":  # one byte each 0.1 s: never done in 1 s
+            try:
+                slow_headers.sendall(bytes([byte]))
+            except OSError:
+                closed_headers = True
+                break
+            if time.monotonic() - t > 4:
+                break
+            time.sleep(0.1)
+        closed_headers = closed_headers or _closed_by_server(slow_headers, 5)
+        assert closed_headers, "a client trickling its headers held its connection"
+        assert _closed_by_server(slow_body, 5), "a client stalling in its body held its connection"
+        assert all(_closed_by_server(s, 5) for s in idle), "idle connections were never closed"
+        assert httpx.get(base + "/healthz", timeout=5).status_code == 200
+    finally:
+        for s in socks:
+            s.close()
+        proc.kill()
+        proc.wait()
+
+
+def test_more_idle_clients_than_descriptors_do_not_take_the_mock_down():
+    """Under a descriptor limit of 200 the cap is 136 connections; 250 idle clients are
+    refused or timed out and /healthz answers again within the header deadline."""
+    import os
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    from test_server_under_attack import SRC, _free_port
+
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "wflint.server", "--port", str(port), "--api-key", "k=o_1",
+                             "--limit", "header-seconds=1"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200)))
+    base = f"http://127.0.0.1:{port}"
+    socks = []
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline and proc.poll() is None, "server did not start"
+                time.sleep(0.1)
+        for _ in range(250):
+            socks.append(_connect(base))
+        time.sleep(0.2)
+        answered = None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                answered = httpx.get(base + "/healthz", timeout=2).status_code
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert answered == 200
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    finally:
+        for s in socks:
+            s.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -41,6 +41,13 @@ class ServerLimits:
     request_threads: int = 16
     #: seconds a request may work before it is answered 503 (nothing stored)
     request_seconds: float = 10.0
+    #: seconds a client has to send a request's headers (from connecting, or from the end of
+    #: the previous response); a connection still sending them is closed
+    header_seconds: float = 10.0
+    #: seconds a client has to send a request's body once its headers are in
+    body_seconds: float = 60.0
+    #: open connections at once (clipped below the process's descriptor limit); one more is closed at once
+    connections: int = 512
     #: requests that create or update (CPU-heavy) running at once; more wait their turn
     heavy_workers: int = 2
 
