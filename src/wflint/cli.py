@@ -217,9 +217,16 @@ def _emit(
             click.echo(f"{statistics.files_summary(diags, files_checked)} Report written to {output_file}.", err=True)
         return
     if text:
-        click.echo(text, nl=False, color=colored or None)
+        _print_all(text)
     if fmt == "full" and not diags and not quiet and not show_statistics and files_checked:
         click.echo(statistics.files_summary(diags, files_checked), err=True)
+
+
+def _print_all(text: str) -> None:
+    """The report on standard output, whole (a text stream can drop what its file did not take)."""
+    from .report.console import write_all
+
+    write_all(text, sys.stdout)
 
 
 def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
@@ -331,7 +338,7 @@ def graph(paths, fmt, out, parameters) -> None:
         results = outputs(drawn, fmt, out)
         for dest, text in results:
             if dest is None:
-                click.echo(text, nl=False)
+                _print_all(text)
             else:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_text(text, encoding="utf-8")
