@@ -46,7 +46,10 @@ class _LineCache:
     def __call__(self, path: str, n: int) -> str | None:
         if path not in self._files:
             try:
-                self._files[path] = _split_lines(Path(path).read_bytes())
+                from .discovery import read_limited
+
+                # regular files only, within the size limit: a diagnostic may name /dev/zero or a FIFO
+                self._files[path] = _split_lines(read_limited(Path(path)))
             except OSError:
                 self._files[path] = None
         lines = self._files[path]
