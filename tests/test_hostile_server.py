@@ -348,3 +348,91 @@ def test_more_idle_clients_than_descriptors_do_not_take_the_mock_down():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# --------------------------------------------------------------------------- seeds through the door
+
+ORG = "o_100000000000000000"
+
+
+def seed_json(tmp_path, name: str, text: str):
+    from wflint.server.seed import seed
+
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    state = make_state(limits=ServerLimits(string_chars=1000))
+    failures: list = []
+    seeded = seed(state, ORG, [str(f)], failures)
+    return state, seeded, failures
+
+
+def flow_json(**fields) -> str:
+    import json
+
+    definition = {"title": "t", "workflow_definition": {"parameters": [], "blocks": [WAIT]}, **fields}
+    return json.dumps(definition)
+
+
+@pytest.mark.parametrize("text, reason", [
+    (flow_json(description="x").replace('"x"', '"\\ud800"'), "string_unicode"),
+    (flow_json().replace('"t"', '"\\udfff"', 1), "string_unicode"),
+    (flow_json(title="x" * 2000), "string_too_long"),
+    ('{"json_definition": ' + "[" * 100_000 + "]" * 100_000 + "}", "json_invalid"),
+])
+def test_a_json_seed_meets_the_door_checks_of_a_request(tmp_path, text, reason):
+    state, seeded, failures = seed_json(tmp_path, "flow.json", text)
+    assert seeded == [] and len(failures) == 1 and reason in failures[0].reason
+    client = make_client(state)
+    assert client.get("/v1/agents", headers=A).status_code == 200
+
+
+def test_a_yaml_seed_that_is_a_body_meets_the_door_checks_too(tmp_path):
+    text = "json_definition:\n  title: " + "x" * 2000 + "\n  workflow_definition: {parameters: [], blocks: []}\n"
+    _, seeded, failures = seed_json(tmp_path, "flow.yaml", text)
+    assert seeded == [] and "string-chars" in failures[0].reason
+
+
+def test_seed_strict_refuses_to_start_on_a_door_refusal(tmp_path):
+    from wflint.server.seed import SeedError, seed
+
+    f = tmp_path / "flow.json"
+    f.write_text('{"json_definition": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(SeedError, match="json_invalid"):
+        seed(make_state(), ORG, [str(f)])
+
+
+def test_a_seed_file_name_that_is_not_utf8_is_seeded_and_shown_escaped(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from test_server_under_attack import SRC, _free_port
+
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    name = os.fsdecode(b"flow\xff.yaml")
+    (seeds / name).write_text("title: Odd\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+                              "    - {block_type: wait, label: a, wait_sec: 1}\n")
+    (seeds / "bad.json").write_text(flow_json().replace('"t"', '"\\ud800"', 1))
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+           "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.Popen([sys.executable, "-m", "wflint.server", "--port", str(port), "--api-key", "k=o_1",
+                             "--seed", str(seeds)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        assert proc.poll() is None, proc.stderr.read().decode(errors="replace")
+        listed = httpx.get(base + "/v1/agents", headers={"x-api-key": "k"}, timeout=10)
+        assert listed.status_code == 200 and [w["title"] for w in listed.json()] == ["Odd"]
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+    assert "flow\\xff.yaml" in out.decode("utf-8")
+    assert "bad.json: not seeded" in err.decode("utf-8") and "string_unicode" in err.decode("utf-8")
