@@ -328,11 +328,11 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="File to write, or a directory for one file per workflow [default: standard output].")
+@click.option("--out", "-o", type=click.Path(path_type=str), default=None, help="File to write, or a directory for one file per workflow (created if missing; end it with / to say so) [default: standard output].")
 @click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
 def graph(paths, fmt, out, parameters) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
-    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures
+    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
 
     try:
         drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
@@ -343,8 +343,7 @@ def graph(paths, fmt, out, parameters) -> None:
             if dest is None:
                 _print_all(text)
             else:
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(text, encoding="utf-8")
+                write_picture(dest, text)
     except (ConfigError, FileNotFoundError, GraphUsageError, GraphvizMissing, OSError) as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
