@@ -184,7 +184,7 @@ def test_waiting_for_a_slot_past_the_budget_is_a_503():
 
 
 def test_healthz_and_sigterm_answer_while_the_worst_searches_run():
-    """Three lists of the costliest term the limits allow over 3 MB of stored defaults: the
+    """Three lists of the costliest term the limits allow over a 6 MB stored default: the
     mock still answers /healthz and stops on SIGTERM (before: /healthz hung 53 s, SIGTERM 42 s).
     The bounds are generous (a failure means a hang); the figures are printed."""
     import signal
@@ -193,8 +193,10 @@ def test_healthz_and_sigterm_answer_while_the_worst_searches_run():
 
     proc, base = _start()
     try:
-        params = [{"parameter_type": "workflow", "key": f"p{i}", "workflow_parameter_type": "string",
-                   "default_value": "ab" * 500_000} for i in range(3)]
+        # one searched text of 6 MB (a JSON default is searched as its JSON text): a regular
+        # expression holds the interpreter lock for its whole scan, several seconds here
+        params = [{"parameter_type": "workflow", "key": "p", "workflow_parameter_type": "json",
+                   "default_value": ["ab" * 500_000] * 6}]
         body = {"json_definition": {"title": "t", "workflow_definition": {"parameters": params, "blocks": [WAIT]}}}
         with httpx.Client(base_url=base, headers={"x-api-key": "k"}, timeout=60) as c:
             assert c.post("/v1/agents", json=body).status_code == 200
