@@ -16,13 +16,12 @@ from click.testing import CliRunner
 
 from wflint.fix import fix
 
-LABELS = 3000  # each `blk-N` label is renamed to `blk_N`: a ~200 KB file with 3000 fixes
-
-
-def big_fixable() -> bytes:
-    lines = ["title: big", "workflow_definition:", "  parameters: []", "  blocks:"]
-    for i in range(LABELS):
-        lines += [f"    - block_type: wait", f"      label: blk-{i}", "      wait_sec: 1"]
+def big_fixable(labels: int = 100, padding: int = 200_000) -> bytes:
+    """Each `blk-N` label is renamed to `blk_N`; a comment pads the file past 138 KB (the
+    `ulimit -f 138` of the probe) without making the fix itself slow."""
+    lines = ["# " + "x" * padding, "title: big", "workflow_definition:", "  parameters: []", "  blocks:"]
+    for i in range(labels):
+        lines += ["    - block_type: wait", f"      label: blk-{i}", "      wait_sec: 1"]
     return ("\n".join(lines) + "\n").encode()
 
 
