@@ -3,7 +3,6 @@ the service's (422 list form located at ``["query", name, ...]``)."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
