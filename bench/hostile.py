@@ -146,9 +146,19 @@ def deep_python(n: int) -> tuple[str, str]:
     return "f.json", json.dumps(_request([{"block_type": "code", "label": "c", "code": code}]), indent=1)
 
 
+def v2_unchained(n: int) -> tuple[str, str]:
+    """A v2 definition whose blocks are not chained: every block but the first is an extra
+    starting block (WF303), each finding once listing all of them before issue 23."""
+    count = max(1, min(4900, n // 45))  # under the default 'blocks' limit of 5,000
+    pad = "x" * max(0, n // count - 45)  # long labels fill the rest
+    lines = ["title: t", "workflow_definition:", "  version: 2", "  parameters: []", "  blocks:"]
+    lines += [f"    - {{block_type: wait, label: b{i}_{pad}, wait_sec: 1}}" for i in range(count)]
+    return "f.yaml", "\n".join(lines) + "\n"
+
+
 SHAPES = {f.__name__: f for f in (v1_chain, v2_chain, dash_labels, misspelt_keys, minified_findings, deep_json,
                                   deep_yaml, flat_numbers, long_string, big_prompts, alias_string, nested_loops, deep_jinja,
-                                  deep_python)}
+                                  deep_python, v2_unchained)}
 
 
 _CHILD = """

@@ -46,7 +46,10 @@ class _LineCache:
     def __call__(self, path: str, n: int) -> str | None:
         if path not in self._files:
             try:
-                self._files[path] = _split_lines(Path(path).read_bytes())
+                from .discovery import read_limited
+
+                # regular files only, within the size limit: a diagnostic may name /dev/zero or a FIFO
+                self._files[path] = _split_lines(read_limited(Path(path)))
             except OSError:
                 self._files[path] = None
         lines = self._files[path]
@@ -227,9 +230,16 @@ def _emit(
             click.echo(f"{statistics.files_summary(diags, files_checked)} Report written to {output_file}.", err=True)
         return
     if text:
-        click.echo(text, nl=False, color=colored or None)
+        _print_all(text)
     if fmt == "full" and not diags and not quiet and not show_statistics and files_checked:
         click.echo(statistics.files_summary(diags, files_checked), err=True)
+
+
+def _print_all(text: str) -> None:
+    """The report on standard output, whole (a text stream can drop what its file did not take)."""
+    from .report.console import write_all
+
+    write_all(text, sys.stdout)
 
 
 def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
@@ -330,11 +340,11 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="File to write, or a directory for one file per workflow [default: standard output].")
+@click.option("--out", "-o", type=click.Path(path_type=str), default=None, help="File to write, or a directory for one file per workflow (created if missing; end it with / to say so) [default: standard output].")
 @click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
 def graph(paths, fmt, out, parameters) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
-    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures
+    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
 
     try:
         drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
@@ -343,10 +353,9 @@ def graph(paths, fmt, out, parameters) -> None:
         results = outputs(drawn, fmt, out)
         for dest, text in results:
             if dest is None:
-                click.echo(text, nl=False)
+                _print_all(text)
             else:
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_text(text, encoding="utf-8")
+                write_picture(dest, text)
     except (ConfigError, FileNotFoundError, GraphUsageError, GraphvizMissing, OSError) as exc:
         click.echo(f"wflint: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -103,6 +103,8 @@ _KEYS = {"select", "ignore", "fail-level", "mode", "exclude", "include", "per-fi
 
 
 def from_table(table: dict[str, Any], origin: str) -> Config:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{origin}: the wflint settings must be a table, not {_toml_type(table)}")
     unknown = set(table) - _KEYS
     if unknown:
         raise ConfigError(f"{origin}: unknown setting(s): {', '.join(sorted(unknown))}")
@@ -113,8 +115,8 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
 
     def str_list(key: str) -> list[str]:
         v = table.get(key, [])
-        if isinstance(v, str):
-            v = [v]
+        if isinstance(v, str):  # a lone string reads as one glob but is easily a typo: say how to write it
+            raise ConfigError(f"{origin}: '{key}' must be a list of strings, e.g. {key} = [{_quoted(v)}]")
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             raise ConfigError(f"{origin}: '{key}' must be a list of strings")
         return v
@@ -133,6 +135,8 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
             isinstance(v, list) and all(isinstance(x, str) for x in v) for v in pfi.values()):
         raise ConfigError(f"{origin}: 'per-file-ignores' must be a table of \"glob\" = [\"rule\", ...]")
     cfg.per_file_ignores = dict(pfi)
+    _check_globs(origin, [("include", g) for g in cfg.include] + [("exclude", g) for g in cfg.exclude]
+                 + [("per-file-ignores", g) for g in cfg.per_file_ignores])
     for key, attr in (("fail-level", "fail_level"), ("mode", "mode"), ("target-version", "target_version"),
                       ("docs-url", "docs_url")):
         if key in table:
@@ -148,6 +152,28 @@ def from_table(table: dict[str, Any], origin: str) -> Config:
         raise ConfigError(f"{origin}: 'limits' must be a table of name = number")
     cfg.limits = with_limits(cfg.limits, limits, origin)
     return cfg
+
+
+def _toml_type(value: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}.get(
+        type(value), type(value).__name__)
+
+
+def _quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text[:60])
+
+
+def _check_globs(origin: str, globs: list[tuple[str, str]]) -> None:
+    """Globs whose matching could take time out of proportion are refused (``wflint.globs``)."""
+    from .globs import GlobTooComplex, check_pattern
+
+    for key, glob in globs:
+        try:
+            check_pattern(glob)
+        except GlobTooComplex as exc:
+            raise ConfigError(f"{origin}: '{key}' glob {_quoted(glob)}: {exc}") from None
 
 
 def with_limits(base: Limits, values: dict[str, Any], origin: str) -> Limits:
@@ -168,8 +194,13 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except UnicodeDecodeError as exc:  # TOML is UTF-8 by definition
         raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as UTF-8") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("wflint", {})
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: 'tool' must be a table, not {_toml_type(tool)}")
+        data = tool.get("wflint", {})
     return from_table(data, str(path)).validate()
 
 
@@ -186,9 +217,10 @@ def discover(start: Path) -> Config:
             try:
                 with pyproject.open("rb") as fh:
                     data = tomllib.load(fh)
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
                 continue
-            if "wflint" in data.get("tool", {}):
+            tool = data.get("tool", {})
+            if not isinstance(tool, dict) or "wflint" in tool:  # load() says what is wrong with it
                 return load(pyproject)
     return Config()
 

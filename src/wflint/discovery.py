@@ -31,7 +31,8 @@ from typing import Iterable, Iterator
 
 import pathspec
 
-from .config import Config
+from .config import Config, ConfigError
+from .globs import GlobTooComplex, compile_gitignore, compile_globs
 from .document.limits import DEFAULT as DEFAULT_LIMITS
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
@@ -73,10 +74,12 @@ class Globs:
 
     def __init__(self, config: Config, base: Path):
         self.base = base
-        self.include = pathspec.GitIgnoreSpec.from_lines(config.include)
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
-        self.per_file = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
-                         for pattern, codes in config.per_file_ignores.items()]
+        try:  # globs that cannot backtrack (wflint.globs)
+            self.include = compile_globs(config.include)
+            self.exclude = compile_globs(config.exclude)
+            self.per_file = [(compile_globs([pattern]), codes) for pattern, codes in config.per_file_ignores.items()]
+        except GlobTooComplex as exc:
+            raise ConfigError(f"a glob of the configuration: {exc}") from None
 
     def relative(self, path: Path) -> str | None:
         """``path`` relative to the base, or None outside it (where no glob applies)."""
@@ -128,12 +131,15 @@ class _GitIgnores:
         self.top = top
         self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
         self._chains: dict[Path, list[Path]] = {}
+        #: (.gitignore file, note) for each line left out as too costly to match
+        self.notes: list[tuple[Path, str]] = []
 
     def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
         if directory not in self._specs:
             try:
                 lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
+                self._specs[directory], notes = compile_gitignore(lines)
+                self.notes += [(directory / ".gitignore", note) for note in notes]
             except OSError:
                 self._specs[directory] = None
         return self._specs[directory]
@@ -184,9 +190,18 @@ def discover(paths: Iterable[str | Path], config: Config, *, respect_gitignore: 
                 # do): only the .gitignore files inside it apply
                 walk_ignores = _GitIgnores(top=Path(os.path.abspath(path)))
             _walk(path, Path(os.path.realpath(path)), globs, walk_ignores, follow_links, out)
+            if walk_ignores is not None and walk_ignores is not gitignores:
+                _gitignore_notes(walk_ignores, out)
         else:
             _named(path, globs, out)
+    if gitignores is not None:
+        _gitignore_notes(gitignores, out)
     return out
+
+
+def _gitignore_notes(gitignores: _GitIgnores, out: Discovery) -> None:
+    """.gitignore lines left out (too costly to match) are listed with the skipped entries."""
+    out.skipped += [(shown_path(file), note) for file, note in gitignores.notes]
 
 
 def _named(path: Path, globs: Globs, out: Discovery) -> None:
@@ -196,6 +211,11 @@ def _named(path: Path, globs: Globs, out: Discovery) -> None:
         return
     if _regular(path, shown, out, "not a regular file (use '-' to read standard input)"):
         out.candidates.append(Candidate(path, shown, True, globs.included(path)))
+    elif out.skipped and out.skipped[-1][0] == shown:
+        # named on purpose (/dev/zero, a FIFO): that is a file that cannot be checked (WF006), not a skip
+        out.skipped.pop()
+        out.problems.append(Problem(shown, f"cannot read {shown}: not a regular file (a FIFO, device or socket); "
+                                           "use '-' to read standard input"))
 
 
 def _walk(top: Path, real_top: Path, globs: Globs, gitignores: _GitIgnores | None, follow_links: bool,

@@ -8,6 +8,9 @@ errors and the summary to standard error.
 
 Exit status: 0 done (or nothing to do), 1 with --check when a file would change, 2 an
 unreadable path or a file that does not parse, 3 an internal error (nothing written).
+
+Files are replaced atomically (``atomic.replace_file``): a full disk, a file-size limit or an
+edit made while ``fix`` ran leaves the original byte for byte, reported, exit 2.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 import click
 
 from ..document.source import decode
+from .atomic import replace_file
 from .results import FixError, FixInternalError
 
 EXIT_OK, EXIT_CHANGES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -40,6 +44,18 @@ def _targets(paths: tuple[str, ...], errors: list[str]) -> list[tuple[Path, bool
         out.extend((c.path, c.explicit) for c in found.candidates)
         errors.extend(problem.message for problem in found.problems)
     return out
+
+
+def _encode(text: str, source) -> bytes:
+    """The fixed text in the file's own encoding, with its byte order mark if it had one."""
+    import codecs
+
+    encoded = text.encode(source.encoding)
+    if source.bom:
+        encoded = {"utf-8": codecs.BOM_UTF8, "utf-16-le": codecs.BOM_UTF16_LE,
+                   "utf-16-be": codecs.BOM_UTF16_BE, "utf-32-le": codecs.BOM_UTF32_LE,
+                   "utf-32-be": codecs.BOM_UTF32_BE}.get(source.encoding, b"") + encoded
+    return encoded
 
 
 def _diff(old: str, new: str, path: str) -> str:
@@ -102,6 +118,13 @@ def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
             click.echo(f"{shown}: note: {note}", err=True)
         if not result.changed:
             continue
+        if not show_diff and not check_only:
+            try:
+                replace_file(file, _encode(result.text, source), data)
+            except OSError as exc:
+                # The original is intact (atomic replace), so the file is not counted as changed.
+                errors.append(f"cannot write {shown}: {exc.strerror or exc}; the file was left unchanged")
+                continue
         would_change += 1
         total += len(result.changes)
         if show_diff:
@@ -111,18 +134,6 @@ def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
         else:
             for change in result.changes:
                 click.echo(f"{shown}: {'would fix ' if check_only else ''}{change}")
-        if not show_diff and not check_only:
-            encoded = result.text.encode(source.encoding)
-            if source.bom:
-                import codecs
-
-                encoded = {"utf-8": codecs.BOM_UTF8, "utf-16-le": codecs.BOM_UTF16_LE,
-                           "utf-16-be": codecs.BOM_UTF16_BE, "utf-32-le": codecs.BOM_UTF32_LE,
-                           "utf-32-be": codecs.BOM_UTF32_BE}.get(source.encoding, b"") + encoded
-            try:
-                file.write_bytes(encoded)
-            except OSError as exc:
-                errors.append(f"cannot write {shown}: {exc.strerror or exc}")
     for message in errors:
         click.echo(f"wflint: {message}", err=True)
     if would_change:

@@ -8,6 +8,9 @@ text; ``markdown`` wraps Mermaid for a pull-request comment, with the problems l
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -15,6 +18,7 @@ from typing import Iterable
 from ..api import inspect_file, iter_files
 from ..config import Config
 from ..diagnostics import Diagnostic
+from ..report.safe_text import escape_surrogates, printable
 from . import dot, mermaid
 from .build import drawing as build_drawing
 from .drawing import Drawing
@@ -23,7 +27,8 @@ from .svg import GraphvizMissing, to_svg
 FORMATS = ("mermaid", "dot", "svg", "markdown")
 SUFFIX = {"mermaid": ".mmd", "dot": ".dot", "svg": ".svg", "markdown": ".md"}
 
-__all__ = ["FORMATS", "SUFFIX", "GraphUsageError", "GraphvizMissing", "Picture", "markdown", "outputs", "pictures", "render"]
+__all__ = ["FORMATS", "SUFFIX", "GraphUsageError", "GraphvizMissing", "Picture", "markdown", "outputs", "pictures", "render",
+           "write_picture"]
 
 
 @dataclass
@@ -79,12 +84,18 @@ def render(picture: Picture, fmt: str) -> str:
     if picture.drawing is None:
         raise ValueError(f"{picture.path}: cannot draw: {picture.problem}")
     if fmt == "mermaid":
-        return mermaid.render(picture.drawing)
+        return _surrogates_escaped(mermaid.render(picture.drawing))
     if fmt == "dot":
-        return dot.render(picture.drawing)
+        return _surrogates_escaped(dot.render(picture.drawing))
     if fmt == "svg":
-        return to_svg(dot.render(picture.drawing))
+        return to_svg(_surrogates_escaped(dot.render(picture.drawing)))
     raise ValueError(f"unknown graph format {fmt!r}")
+
+
+def _surrogates_escaped(text: str) -> str:
+    """A lone surrogate (a ``\\ud800`` escape in a label, an undecodable file-name byte) written
+    as ``check`` writes it (``\\ud800``, ``\\xff``): UTF-8 cannot hold it raw."""
+    return escape_surrogates(text)
 
 
 def markdown(items: list[Picture]) -> str:
@@ -94,37 +105,78 @@ def markdown(items: list[Picture]) -> str:
     out: list[str] = []
     for p in items:
         title = p.drawing.title if p.drawing is not None else "not drawn"
-        out.append(f"### `{p.path}`: {_md_text(title)}\n")
+        out.append(f"### {_md_code(p.path)}: {_md_text(title)}\n")
         if p.drawing is None:
             out.append(f"Cannot draw this file: {_md_text(p.problem or '')}\n")
             continue
         out.append("```mermaid\n" + mermaid.render(p.drawing) + "```\n")
         for x in p.diagnostics:
-            out.append(f"- {mark.get(x.severity, 'ℹ')} `{x.path}:{x.line}:{x.column}` **{x.code}** {_md_text(x.message)}")
+            out.append(f"- {mark.get(x.severity, 'ℹ')} {_md_code(f'{x.path}:{x.line}:{x.column}')} **{x.code}** "
+                       f"{_md_text(x.message)}")
         if p.diagnostics:
             out.append("")
-    return "\n".join(out)
+    return _surrogates_escaped("\n".join(out))
 
 
 def _md_text(text: str) -> str:
-    """Plain text for Markdown: characters that would start markup are escaped."""
-    return "".join("\\" + ch if ch in "\\`*_[]<>#|~" else ch for ch in " ".join(text.split()))
+    """Plain text for Markdown: characters that would start markup are escaped, and an
+    ``@name`` gets a zero-width space after the ``@`` so it mentions nobody."""
+    text = "".join("\\" + ch if ch in "\\`*_[]<>#|~" else ch for ch in " ".join(text.split()))
+    return text.replace("@", "@\u200b")
+
+
+def _md_code(text: str) -> str:
+    """``text`` as a Markdown code span, fenced with more backticks than its longest run (a
+    backtick in a file name cannot close the span and let HTML through); one line."""
+    text = " ".join(printable(text).split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def write_picture(dest: Path, text: str) -> None:
+    """Write one output file through a new file renamed into place: a symbolic link planted
+    at ``dest`` is replaced, never followed (writing through it would write where it points)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.is_dir() and not dest.is_symlink():
+        raise GraphUsageError(f"cannot write {dest}: it is a directory")
+    umask = os.umask(0)
+    os.umask(umask)
+    fd, temp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~umask)  # as a newly created file would be
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(temp, dest)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 class GraphUsageError(Exception):
     """The pictures cannot go where they were asked to (exit 2)."""
 
 
-def outputs(items: list[Picture], fmt: str, out: Path | None) -> list[tuple[Path | None, str]]:
+def outputs(items: list[Picture], fmt: str, out: Path | str | None) -> list[tuple[Path | None, str]]:
     """(destination, text) for every output: None is standard output. Markdown gathers every
     workflow in one text; the other formats hold one workflow each, so several workflows need
-    ``--out`` to name a directory (one file per workflow, named after its file)."""
+    ``--out`` to name a directory (one file per workflow, named after its file). ``out`` is
+    a directory when it is one, when it ends with a slash (as typed: pass the string), or when
+    it does not exist yet and several files are to be written (it is then created)."""
+    slash = isinstance(out, str) and out.endswith(("/", os.sep))
+    out = Path(out) if out is not None else None
     if fmt == "markdown":
+        if slash:
+            raise GraphUsageError(f"--format markdown writes one file; {out}/ names a directory")
         return [(out, markdown(items))]
     drawn = [p for p in items if p.drawing is not None]
     if not drawn:
         return []
-    to_dir = out is not None and (out.is_dir() or str(out).endswith(("/", "\\")))
+    to_dir = out is not None and (out.is_dir() or slash or (len(drawn) > 1 and not os.path.lexists(out)))
     if len(drawn) > 1 and not to_dir:
         raise GraphUsageError(
             f"{len(drawn)} workflows to draw, and a {fmt} file holds one: give --out DIRECTORY "

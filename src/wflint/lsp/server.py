@@ -324,4 +324,6 @@ def build() -> WflintServer:
 def run() -> None:
     """Serve over stdin/stdout until the client says exit."""
     logging.basicConfig(level=logging.WARNING)
-    build().start_io()
+    from .framing import serve_stdio  # the base protocol, read so that no frame can wedge it
+
+    serve_stdio(build())

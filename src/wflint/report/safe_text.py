@@ -50,6 +50,12 @@ def is_unsafe(c: str, keep_tabs: bool = True) -> bool:
     return (_UNSAFE if keep_tabs else _UNSAFE_OR_TAB).match(c) is not None
 
 
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as ``printable`` writes it (``\\ud800``, and
+    ``\\xff`` for an undecodable file-name byte), everything else as it is."""
+    return _SURROGATE.sub(lambda m: escape_char(m.group()), text)
+
+
 def without_surrogates(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD, so it encodes as UTF-8."""
     return _SURROGATE.sub("\ufffd", text)

@@ -36,6 +36,7 @@ import sys
 from ..workflow import routing
 from ..workflow.routing import scopes
 from .verdicts import service_verdict
+from .wording import bounded_list
 
 CODE = "WF303"
 NAME = "disconnected-blocks"
@@ -86,7 +87,8 @@ def check(wf):
         by_label = {b.label: b for b in members if b.label is not None}
         # the finally block is not routed (the service takes it out first)
         routed = [b for b in members if loop is not None or b.label != wf.finally_label]
-        roots = [b for b in routed if b.label in finding.labels]  # list order
+        extra = set(finding.labels)
+        roots = [b for b in routed if b.label in extra]  # list order
         start = roots[0]
         verdict = service_verdict(422, finding.message, "F", position, routing.STEP[routing.DISCONNECTED])
         for root in roots[1:]:
@@ -95,7 +97,7 @@ def check(wf):
                 rule,
                 f"block '{root.label}' is unreachable: {routing.scope_words(finding.loop)} already starts at "
                 f"'{start.label}'; {why}; the service rejects it (starting blocks: "
-                f"{', '.join(finding.labels)})",
+                f"{bounded_list(finding.labels)})",
                 by_label[root.label].path + ("label",),
                 help=hint,
                 service=verdict,

@@ -31,6 +31,7 @@ import sys
 
 from ..checks.service_checks import branch_condition_error, conditional_branches_error
 from .verdicts import model_verdict
+from .wording import bounded_list
 from ..model.lax import lax_bool
 
 CODE = "WF305"
@@ -74,7 +75,7 @@ def check(wf):
             continue
         if defaults[1:]:
             where = b.path + ("branch_conditions", defaults[1], "is_default")
-            hint = f"branches {', '.join(str(i + 1) for i in defaults)} are all marked is_default; keep one"
+            hint = f"branches {bounded_list(i + 1 for i in defaults)} are all marked is_default; keep one"
         else:
             where = b.path + ("branch_conditions",) if "branch_conditions" in b.data else b.path + ("label",)
             hint = "add a branch, e.g. {criteria: {expression: \"{{ ok }}\"}, next_block_label: ...}, or use another block type"

@@ -9,6 +9,23 @@ from typing import Any
 from ..workflow.view import Block, Path, Workflow
 
 
+#: names a message lists before "and N more": a message stays short however many there are,
+#: and a report stays linear in its file when each of N findings would list the other N
+LISTED = 10
+
+
+def bounded_list(items: Any, limit: int = LISTED, sep: str = ", ") -> str:
+    """``a, b, c and 7 more``: the first ``limit`` items, then how many were left out."""
+    shown: list[str] = []
+    count = 0
+    for item in items:
+        if count < limit:
+            shown.append(str(item))
+        count += 1
+    text = sep.join(shown)
+    return text if count <= limit else f"{text} and {count - limit} more"
+
+
 def block_at(wf: Workflow, path: Path) -> Block | None:
     """The innermost block containing ``path`` (by its prefixes, longest first: a lookup per
     prefix, not a scan of every block per question)."""

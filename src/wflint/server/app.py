@@ -84,7 +84,7 @@ async def offload(request: Request, work: Callable[[Any], Any], *, heavy: bool =
             raise detail(422, TOO_DEEP) from None
 
     return await run_in_thread(run, state.config.limits.request_seconds, state.heavy_gate if heavy else None,
-                               decode)
+                               decode, threads=state.thread_slots)
 
 
 Handler = Callable[[Request], Awaitable[Response]]

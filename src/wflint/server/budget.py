@@ -16,11 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from typing import Any, Callable
 
 from .errors import Reply
 
 RETRY_AFTER_SECONDS = 1
+#: how often a request waiting for a thread slot looks again (on the event loop, never blocking it)
+_SLOT_POLL_SECONDS = 0.005
 
 
 class BudgetExpired(Exception):
@@ -38,6 +41,10 @@ class Budget:
             if self._state == "running":
                 self._state = "writing"
             return self._state == "writing"
+
+    @property
+    def expired(self) -> bool:
+        return self._state == "expired"
 
     def expire(self) -> bool:
         with self._lock:
@@ -57,6 +64,14 @@ def claim_write() -> None:
         raise BudgetExpired()
 
 
+def check_budget() -> None:
+    """Called now and then by long loops; raises ``BudgetExpired`` once the request has been
+    answered 503, so abandoned work stops instead of keeping a core busy."""
+    budget = _CURRENT.get()
+    if budget is not None and budget.expired:
+        raise BudgetExpired()
+
+
 def over_budget(seconds: float) -> Reply:
     return Reply(503, {"detail": f"The request took longer than {seconds:g} s to check and was abandoned; "
                                  "nothing was stored (the mock's 'request-seconds' limit)"},
@@ -73,12 +88,23 @@ def _settle(future: asyncio.Future, ok: bool, value: Any) -> None:
 
 
 async def run_in_thread(work: Callable[[Any], Any], seconds: float, gate: threading.Semaphore | None = None,
-                        prepare: Callable[[], Any] = lambda: None) -> Any:
+                        prepare: Callable[[], Any] = lambda: None,
+                        threads: threading.Semaphore | None = None) -> Any:
     """``work(prepare())`` in a daemon thread, holding one of ``gate``'s slots (if given) for
     ``work`` only: the cheap door checks in ``prepare`` never queue behind heavy requests.
+    The thread itself holds one of ``threads``' slots from its start to its very end (an
+    abandoned thread keeps its slot until it stops), so no flood of requests starts more
+    threads than that; a request waits for a slot within its budget.
     Answered 503 when the whole passes ``seconds``."""
     loop = asyncio.get_running_loop()
     budget = Budget(seconds)
+    deadline = time.monotonic() + seconds
+    if threads is not None:
+        while not threads.acquire(blocking=False):
+            if time.monotonic() >= deadline:
+                budget.expire()
+                raise over_budget(seconds)
+            await asyncio.sleep(_SLOT_POLL_SECONDS)
     future: asyncio.Future = loop.create_future()
 
     def hand_over(ok: bool, value: Any) -> None:
@@ -88,13 +114,20 @@ async def run_in_thread(work: Callable[[Any], Any], seconds: float, gate: thread
             pass
 
     def target() -> None:
+        try:
+            attempt()
+        finally:
+            if threads is not None:
+                threads.release()
+
+    def attempt() -> None:
         _CURRENT.set(budget)
         try:
             prepared = prepare()
         except BaseException as exc:  # noqa: BLE001 - handed to the loop, which decides
             hand_over(False, exc)
             return
-        if gate is not None and not gate.acquire(timeout=seconds):
+        if gate is not None and not gate.acquire(timeout=max(0.0, deadline - time.monotonic())):
             return  # the loop has answered 503 by now
         try:
             result = work(prepared)
@@ -107,9 +140,14 @@ async def run_in_thread(work: Callable[[Any], Any], seconds: float, gate: thread
                 gate.release()  # given back when the work is done, not when the loop stops waiting
 
     context = contextvars.copy_context()
-    threading.Thread(target=context.run, args=(target,), daemon=True, name="wflint-request").start()
     try:
-        return await asyncio.wait_for(asyncio.shield(future), seconds)
+        threading.Thread(target=context.run, args=(target,), daemon=True, name="wflint-request").start()
+    except BaseException:
+        if threads is not None:
+            threads.release()
+        raise
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - time.monotonic()))
     except asyncio.TimeoutError:
         if budget.expire():
             raise over_budget(seconds) from None

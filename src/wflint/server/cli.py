@@ -59,7 +59,8 @@ def _target(version: str | None) -> str | None:
               help="A webhook host to refuse as blocked.")
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=N",
               help="Raise or lower a limit on hostile requests (body-bytes, depth, alias-nodes, alias-chars, loop-depth, "
-                   "string-chars, request-seconds, heavy-workers; defaults in docs/mock.md). Repeatable.")
+                   "string-chars, search-chars, request-seconds, request-threads, heavy-workers, header-seconds, body-seconds, "
+                   "connections; defaults in docs/mock.md). Repeatable.")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,
@@ -120,7 +121,14 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     sys.stdout.flush()
     # SIGTERM: stop within a second; requests still working run in daemon threads, and every
     # write is one SQLite transaction, so leaving them behind loses nothing committed
-    server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level=log_level,
+    from .connections import protocol_factory
+
+    # request threads that compute hand the interpreter lock back every millisecond rather
+    # than every 5: /healthz and new connections wait less behind a costly request
+    sys.setswitchinterval(0.001)
+
+    # idle and slow clients are closed (header-seconds, body-seconds), connections are capped
+    server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level=log_level, http=protocol_factory(limits),
                                            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS))
     server.run(sockets=[sock])
 

@@ -33,8 +33,21 @@ class ServerLimits:
     loop_depth: int = 8
     #: characters of one string in a workflow body (a title, a prompt, a yaml_definition's values)
     string_chars: int = LINTER.string_chars
+    #: characters of a list request's search_key or title (a longer one is a 422; the match is
+    #: linear in the text whatever the term, this bounds the checks made at each hit)
+    search_chars: int = 1000
+    #: request threads (of every kind) working at once, abandoned ones included until they
+    #: stop; more wait their turn within their time budget
+    request_threads: int = 16
     #: seconds a request may work before it is answered 503 (nothing stored)
     request_seconds: float = 10.0
+    #: seconds a client has to send a request's headers (from connecting, or from the end of
+    #: the previous response); a connection still sending them is closed
+    header_seconds: float = 10.0
+    #: seconds a client has to send a request's body once its headers are in
+    body_seconds: float = 60.0
+    #: open connections at once (clipped below the process's descriptor limit); one more is closed at once
+    connections: int = 512
     #: requests that create or update (CPU-heavy) running at once; more wait their turn
     heavy_workers: int = 2
 

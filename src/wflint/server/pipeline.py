@@ -18,6 +18,7 @@ from ..diagnostics import ServiceVerdict
 from ..workflow.sanitizer import sanitize
 from ..checks.service_checks import normalize_credential_ids
 from . import engine_bridge, models
+from .budget import check_budget
 from .errors import Reply, detail, missing_body, shape_l, shape_s
 from .limits import ServerLimits
 from .state import ServerState
@@ -192,10 +193,13 @@ def save_workflow(
             return present(existing), False
     raw, mode, request = choose_definition(envelope, body, sanitize_yaml=sanitize_yaml, target_version=target,
                                            limits=state.config.limits)
+    check_budget()  # between stages: a request answered 503 stops here
     sub = submission(request)
     previous = None if create else state.store.latest(organization_id, wpid or "", include_deleted=True)
     verdicts = server_verdicts(state, sub, previous, None if create else wpid)
+    check_budget()
     engine = engine_bridge.evaluate(raw, mode, target)
+    check_budget()
     verdicts += [v for v in engine.rejections if engine_bridge.stage_of(v) not in ("A", "B", "C1", "C3", "C5", "C6")]
     rejection = _first_rejection(verdicts)
     if rejection is not None:

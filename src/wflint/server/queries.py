@@ -3,16 +3,17 @@ the service's (422 list form located at ``["query", name, ...]``)."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import model as M
-from .errors import detail, shape_l
+from .errors import Reply, detail, shape_l
 from .models import python_enum
 from .pipeline import not_found
 from .state import ServerState
+from .budget import check_budget
+from .search import LikeMatcher
 from .store import Listed
 from .workflows import present
 
@@ -70,29 +71,13 @@ def parse_query(cls: type[BaseModel], params: Any) -> Any:
 # --------------------------------------------------------------------------- search
 
 
-class LikeMatcher:
-    """A SQL ``ILIKE '%term%'`` (``%`` any run of characters, ``_`` any one character, the rest
-    literal, case-insensitive) with a cost linear in the text for a given term.
-
-    With ``%`` at both ends, a text matches when the pieces of the term between its ``%``s
-    occur in it in order without overlapping, and taking the leftmost occurrence of each piece
-    is never worse than any other choice. Each piece holds only literal characters and ``_``,
-    so finding it is a fixed-width search: no backtracking regular expression, whatever the
-    term (``%%%%%%%%!`` included)."""
-
-    def __init__(self, term: str) -> None:
-        pieces = [p for p in term.split("%") if p]
-        self.pieces = [re.compile("".join("." if ch == "_" else re.escape(ch) for ch in p), re.IGNORECASE | re.DOTALL)
-                       for p in pieces]
-
-    def matches(self, text: str) -> bool:
-        at = 0
-        for piece in self.pieces:
-            found = piece.search(text, at)
-            if found is None:
-                return False
-            at = found.end()
-        return True
+def _check_term_length(term: str, limit: int, name: str) -> None:
+    """A term over the ``search-chars`` limit is a 422 in the query's validation shape."""
+    if len(term) <= limit:
+        return
+    raise Reply(422, {"detail": [{"type": "string_too_long", "loc": ["query", name],
+                        "msg": f"String should have at most {limit} characters",
+                        "input": term[:100] + "…", "ctx": {"max_length": limit}}]})
 
 
 def _matches(listed: Listed, term: str, like: LikeMatcher, folders: Mapping[str, str]) -> bool:
@@ -119,8 +104,14 @@ def list_workflows(state: ServerState, organization_id: str, params: Any) -> lis
     rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved, folder_id=q.folder_id)
     term = q.search_key or q.title
     if term:
-        like = LikeMatcher(term)
-        rows = [r for r in rows if _matches(r, term, like, state.config.folders)]
+        _check_term_length(term, state.config.limits.search_chars, "search_key" if q.search_key else "title")
+        like = LikeMatcher(term, check_budget)
+        kept = []
+        for r in rows:
+            check_budget()  # a 503 stops the scan, not just the wait for it
+            if _matches(r, term, like, state.config.folders):
+                kept.append(r)
+        rows = kept
     start = (q.page - 1) * q.page_size
     return [present(doc, listed=True) for doc in state.store.documents(rows[start:start + q.page_size])]
 

@@ -3,9 +3,11 @@
 Each file gets a workflow id derived from its path (as given on the command line, in POSIX
 form), so scripts can rely on the id across runs. A ``.json`` file is an update body (with
 ``json_definition`` / ``yaml_definition``) or a bare request object; a ``.yaml``/``.yml``
-file is sent as ``yaml_definition``. Seeds go through the same pipeline as requests: a file
-the service would refuse is reported with the service's answer and the others are seeded
-(``--seed-strict`` refuses to start instead). With ``--db``,
+file is sent as ``yaml_definition``. Seeds go through the same door and pipeline as requests
+(the body-bytes limit, JSON nesting, string length, text UTF-8 can hold): a file the service
+would refuse, or one that cannot be read at all, is reported as not seeded with the reason
+and the others are seeded (``--seed-strict`` refuses to start instead). File names that are
+not UTF-8 are shown (and hashed into the id) with their odd bytes escaped. With ``--db``,
 an unchanged file is left alone on restart and a changed one becomes a new version.
 """
 
@@ -18,9 +20,11 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..config import Config
-from ..discovery import Problem, discover
+from ..discovery import Problem, discover, read_limited
 from .errors import Reply
 from .ids import derived_id
+from .intake import MISSING, decode_json, printable, refuse_bad_strings
+from .limits import ServerLimits
 from .yamlload import load_definition as load_yaml
 from .pipeline import save_workflow
 from .state import ServerState
@@ -40,7 +44,7 @@ class Seeded:
     version: int
 
     def line(self) -> str:
-        return f"{self.wpid}\t{self.title}\t{self.path}"
+        return f"{self.wpid}\t{printable(self.title)}\t{self.path}"
 
 
 def seed_files(paths: Iterable[str], problems: list[Problem] | None = None,
@@ -61,26 +65,34 @@ def seed_files(paths: Iterable[str], problems: list[Problem] | None = None,
             yield candidate.path
 
 
+def shown(path: Path) -> str:
+    """A path as text that can be printed and hashed: a file name that is not UTF-8 (kept by
+    Python with ``surrogateescape``) shows its odd bytes as ``\\xff`` escapes."""
+    return path.as_posix().encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def seed_id(path: Path) -> str:
-    return derived_id("wpid", "seed:" + path.as_posix())
+    return derived_id("wpid", "seed:" + shown(path))
 
 
-def _body(path: Path, text: str) -> object:
+def _body(path: Path, data: bytes, text: str, limits: ServerLimits) -> object:
+    """The request body a seed file stands for, through the same door checks as an HTTP
+    body (nesting, string length, text UTF-8 can hold): a refusal is the service's answer."""
     if path.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SeedError(f"{path}: invalid JSON: {exc}") from None
-        if isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data):
-            return data
-        return {"json_definition": data}
+        value = decode_json(data, "application/json", limits)
+        if value is MISSING:
+            raise SeedError(f"{shown(path)}: the file is empty")
+        if isinstance(value, dict) and ("json_definition" in value or "yaml_definition" in value):
+            return value
+        return {"json_definition": value}
     # a YAML file may itself be an update body (yaml_definition: | ...): send it as one
     try:
-        data = load_yaml(text)
+        value = load_yaml(text, limits)
     except Exception:  # noqa: BLE001 - a YAML error is reported by the pipeline, verbatim
-        data = None
-    if isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data):
-        return data
+        value = None
+    if isinstance(value, dict) and ("json_definition" in value or "yaml_definition" in value):
+        refuse_bad_strings(value, limits.string_chars)
+        return value
     return {"yaml_definition": text}
 
 
@@ -113,17 +125,25 @@ def seed(state: ServerState, organization_id: str, paths: Iterable[str],
         except SeedError as exc:
             if failures is None:
                 raise
-            failures.append(NotSeeded(path.as_posix(), str(exc).removeprefix(f"{path}: ")))
+            failures.append(NotSeeded(shown(path), str(exc).removeprefix(f"{shown(path)}: ")))
+        except Exception as exc:  # noqa: BLE001 - one bad file never stops the others (nor the start)
+            reason = f"cannot be seeded ({type(exc).__name__}: {printable(str(exc))[:200]})"
+            if failures is None:
+                raise SeedError(f"{shown(path)}: {reason}") from None
+            failures.append(NotSeeded(shown(path), reason))
     if failures is not None:
-        failures.extend(NotSeeded(problem.shown, problem.message) for problem in problems or [])
+        failures.extend(NotSeeded(printable(problem.shown), printable(problem.message)) for problem in problems or [])
     return out
 
 
 def _seed_one(state: ServerState, organization_id: str, path: Path, explicit: bool) -> list[Seeded]:
+    name = shown(path)
+    limits = state.config.limits
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_limited(path, limits.body_bytes)  # the body-bytes limit, as for a request
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SeedError(f"{path}: cannot read: {exc}") from None
+        raise SeedError(f"{name}: cannot read: {printable(str(exc))}") from None
     if not explicit and not _is_workflow(path, text):
         return []
     wpid = seed_id(path)
@@ -132,8 +152,12 @@ def _seed_one(state: ServerState, organization_id: str, path: Path, explicit: bo
     if existing is not None and state.store.seed_hash(wpid) == digest:
         return [Seeded(wpid, existing["title"], path.as_posix(), existing["version"])]
     try:
-        doc, _ = save_workflow(state, organization_id, _body(path, text), wpid=wpid, create=existing is None)
+        doc, _ = save_workflow(state, organization_id, _body(path, data, text, limits), wpid=wpid,
+                               create=existing is None)
     except Reply as reply:
-        raise SeedError(f"{path}: the service would answer {reply.status}: {json.dumps(reply.body)}") from None
+        answer = json.dumps(reply.body)
+        if len(answer) > 2000:
+            answer = answer[:2000] + "…"
+        raise SeedError(f"{name}: the service would answer {reply.status}: {answer}") from None
     state.store.set_seed_hash(wpid, digest)
-    return [Seeded(wpid, doc["title"], path.as_posix(), doc["version"])]
+    return [Seeded(wpid, doc["title"], name, doc["version"])]

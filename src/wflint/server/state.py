@@ -45,6 +45,8 @@ class ServerState:
         self._inflight_lock = threading.Lock()
         #: slots for CPU-heavy requests (create, update, scripts) working at once
         self.heavy_gate = threading.Semaphore(config.limits.heavy_workers)
+        #: slots for request threads of every kind, held until each thread ends
+        self.thread_slots = threading.Semaphore(config.limits.request_threads)
 
     def new_id(self, prefix: str) -> str:
         return self.ids.new(prefix)

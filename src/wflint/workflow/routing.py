@@ -364,9 +364,17 @@ def edge_path(edge: Edge, blocks_by_label: dict[str, Any]) -> tuple:
     return blocks_by_label[edge.source].path + ("next_block_label",)
 
 
+#: blocks of a cycle a message names before "… N more"
+ROUTE_SHOWN = 10
+
+
 def route_text(cycle: Sequence[str]) -> str:
-    """``a → b → a`` for the cycle ("a", "b")."""
-    return " → ".join([*cycle, cycle[0]])
+    """``a → b → a`` for the cycle ("a", "b"); a long cycle is ``a → … 90 more → j → a``
+    (its first and last blocks shown), so a message stays short."""
+    if len(cycle) <= ROUTE_SHOWN:
+        return " → ".join([*cycle, cycle[0]])
+    head, tail = cycle[: ROUTE_SHOWN // 2], cycle[-(ROUTE_SHOWN // 2):]
+    return " → ".join([*head, f"… {len(cycle) - len(head) - len(tail)} more", *tail, cycle[0]])
 
 
 def scope_words(loop_label: str | None) -> str:
