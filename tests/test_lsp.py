@@ -234,10 +234,10 @@ async def test_configuration_is_read_and_reloaded_when_it_changes(client: Langua
     source = workspace / "invalid" / "for_loop_without_source.json"
     doc = Doc(client, folder / "flow.json", source.read_text())
     first = await doc.diagnostics()
-    assert codes(first) == ["WF104", "WF211", "WF213"]
+    assert codes(first) == ["WF109", "WF211", "WF213"]
     assert [list(d.tags or ()) for d in first if d.code == "WF213"] == [[lsp.DiagnosticTag.Unnecessary]]
     config = folder / ".wflint.toml"
-    config.write_text('ignore = ["WF213"]\n[severity]\nWF104 = "error"\n')
+    config.write_text('ignore = ["WF213"]\n[severity]\nWF109 = "warning"\n')
     before = len(PUBLISHED[doc.uri])
     client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
         changes=[lsp.FileEvent(uri=config.as_uri(), type=lsp.FileChangeType.Created)]))
@@ -247,8 +247,8 @@ async def test_configuration_is_read_and_reloaded_when_it_changes(client: Langua
         await asyncio.sleep(0.01)
     assert any(r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in REGISTERED)
     diags = PUBLISHED[doc.uri][-1][1]
-    assert codes(diags) == ["WF104", "WF211"]
-    assert next(d for d in diags if d.code == "WF104").severity == lsp.DiagnosticSeverity.Error
+    assert codes(diags) == ["WF109", "WF211"]
+    assert next(d for d in diags if d.code == "WF109").severity == lsp.DiagnosticSeverity.Warning
     doc.close()
 
 

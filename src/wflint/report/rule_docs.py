@@ -4,6 +4,34 @@ from __future__ import annotations
 
 from .. import model
 
+#: what the default severities mean; the same test is applied to every rule
+SEVERITY_POLICY = """\
+## Severity policy
+
+Every rule's default severity answers one question: what happens to this file?
+
+* **error**: the service refuses the file when it is saved (the finding carries the status
+  the service answers, so the save verdict stays readable from the output), or the service
+  crashes on it, or **the run certainly fails or ignores what the file says**: a failure the
+  engine will hit whatever the inputs (a code block reading a name it was not given, a
+  `tojson` of a loop's output, an `ErrorCode` the block does not declare), or a key that is a
+  near miss of a field valid at that place (WF109: the service drops it and the block runs
+  without it). These last errors carry no service status: the service saves the file.
+* **warning**: the service accepts it and the run may well work, but it is probably not what
+  the author meant: a key with no near match (WF104: it may belong to a newer release), a
+  value YAML 1.1 reads differently, an unused parameter, a failure that depends on the path
+  the run takes (a block output read after a branch that may not have run).
+
+The default gate (`fail-level = "error"`, also the pre-commit hook's) fails a run on errors
+only, so an error is never a matter of taste. `[severity]` in the configuration changes a
+rule's severity for a project.
+
+Codes are a public interface: a rule may be refined, split behind a new code (WF109 was split
+from WF104) or have its default severity tuned, but a code never changes meaning. Rules
+WF7xx are **run-time rules**: they predict what the service's engine (release 1.0.56) does
+when the workflow runs, and each is checked against the real engine (`pytest -m engine`).
+"""
+
 
 def rules_markdown() -> str:
     from ..rules import registry
@@ -19,6 +47,7 @@ def rules_markdown() -> str:
     rules = list(registry().values())
     for r in rules:
         out.append(f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | {r.summary} |")
+    out += ["", SEVERITY_POLICY.rstrip("\n")]
     for r in rules:
         out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**.", "", r.doc]
     out += ["", "## Templated fields", "", "Fields the service renders as Jinja templates (checked by WF401-WF403):", ""]
