@@ -50,7 +50,7 @@ def test_the_hook_fails_a_commit_whose_only_mistake_is_a_misspelt_field(tmp_path
     assert len(errors) == 1 and errors[0].startswith("workflows/orders.yaml:")
     assert "WF109 [misspelt-field]" in errors[0] and "'navigaton_goal'" in errors[0]
     assert "did you mean 'navigation_goal'?" in errors[0]
-    assert "wflint: 1 error fails the run (fail-level: error)." in failed.stdout
+    assert "wflint: 1 error fails the run (fail-level: error); 1 warning does not." in failed.stdout
 
 
 def test_the_summary_says_which_findings_failed_the_run():
