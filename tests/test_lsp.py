@@ -296,7 +296,8 @@ async def test_suppress_on_this_line_silences_only_that_finding(client: Language
     # a client that sends no diagnostics with the request gets the same actions on the range
     bare = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=doc.ident(), range=diag.range, context=lsp.CodeActionContext(diagnostics=[])))
-    assert [a.title for a in bare if a.kind == lsp.CodeActionKind.QuickFix] == [f"Suppress {diag.code} on this line"]
+    assert [a.title for a in bare if a.kind == lsp.CodeActionKind.QuickFix] == [
+        "Rename next_block_label 'accept_booking' to 'accept_quote'", f"Suppress {diag.code} on this line"]
     doc.apply(suppress.edit)
     assert f"# wflint: disable={diag.code}" in doc.text
     assert await doc.diagnostics() == []
