@@ -96,11 +96,14 @@ ERROR_CODE_UNDECLARED_REASON = ("Failed to execute code block. Reason: ErrorCode
                                 "effective error_code_mapping")
 
 
-def effective_error_code_mapping(block_data: dict) -> dict:
-    """``CodeBlock._effective_error_code_mapping``: the block's own ``error_code_mapping`` only
-    (the workflow-level mapping is not merged into a code block's in 1.0.56)."""
+def effective_error_code_mapping(block_data: dict, workflow_mapping: object = None) -> dict:
+    """The codes a code block may raise: the workflow-level ``error_code_mapping`` with the
+    block's own entries over it. Observed on the real engine: a code declared only at the
+    workflow level is reported as the declared error (``CodeBlock._extract_declared_error``)."""
+    out = dict(workflow_mapping) if isinstance(workflow_mapping, dict) else {}
     mapping = block_data.get("error_code_mapping")
-    return dict(mapping) if isinstance(mapping, dict) else {}
+    out.update(mapping if isinstance(mapping, dict) else {})
+    return out
 
 
 def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str, int] | None]:
@@ -153,3 +156,14 @@ def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str,
                 and id(node) not in accepted:
             return found, ("ErrorCode must be constructed directly in a raise statement", node.lineno)
     return found, None
+
+
+#: ``ForLoopBlock`` / ``WhileLoopBlock``: the step count is checked after each block execution
+#: of an iteration, and reaching ``MAX_STEPS_PER_ITERATION`` fails it with this reason: a body
+#: that runs 50 blocks in one iteration fails at its 50th (49 is the most that completes).
+MAX_STEPS_REASON = f"Reached max_steps_per_iteration limit of {MAX_STEPS_PER_ITERATION}"
+
+
+def iteration_fails_at_steps(executions: int) -> bool:
+    """Whether an iteration that runs ``executions`` blocks hits the per-iteration limit."""
+    return executions >= MAX_STEPS_PER_ITERATION

@@ -1,7 +1,8 @@
 """A code block raises an ``ErrorCode`` the engine will not accept.
 
 **What it checks.** Every ``raise ErrorCode('<code>', '<reasoning>')`` in a ``code`` block:
-the code must be a key of the block's own ``error_code_mapping``, and the call must have the
+the code must be a key of the block's ``error_code_mapping`` or of the workflow's (the
+block's entries win), and the call must have the
 shape the engine requires (exactly two positional arguments, the first a string literal,
 constructed directly in a ``raise``, one ``raise`` per line).
 
@@ -10,8 +11,7 @@ constructed directly in a ``raise``, one ``raise`` per line).
 runs: "Failed to execute code block. Reason: SyntaxError: ErrorCode requires exactly two
 positional arguments". A well-formed raise of a code missing from the block's mapping is not
 reported as the declared error: the block fails with "ErrorCode is not declared in the
-effective error_code_mapping" (in 1.0.56 a code block's effective mapping is its own
-``error_code_mapping``; the workflow-level one is not merged in). The service saves both.
+effective error_code_mapping". The service saves both.
 
 **Bad**::
 
@@ -61,20 +61,17 @@ def check(wf):
                 end=end,
             )
             continue
-        declared = effective_error_code_mapping(block.data)
-        workflow_level = (wf.definition or {}).get("error_code_mapping")
+        declared = effective_error_code_mapping(block.data, (wf.definition or {}).get("error_code_mapping"))
         for line, col, name in raises:
             if name in declared:
                 continue
             start, end = code_pos(wf, block, code, line, col)
-            elsewhere = isinstance(workflow_level, dict) and name in workflow_level
-            note = " (the workflow-level mapping does, but the engine reads only the block's own)" if elsewhere else ""
             yield wf.diag(
                 rule,
-                f"code block '{block.label}' raises ErrorCode '{name}', which its error_code_mapping does not "
-                f"declare{note}: the block fails with \"ErrorCode is not declared in the effective error_code_mapping\"",
+                f"code block '{block.label}' raises ErrorCode '{name}', which neither its error_code_mapping nor "
+                f"the workflow's declares: the block fails with \"ErrorCode is not declared in the effective error_code_mapping\"",
                 block.path + ("code",),
-                help=f"add '{name}' to the block's error_code_mapping",
+                help=f"declare '{name}' in the block's error_code_mapping (or the workflow's)",
                 start=start,
                 end=end,
             )
