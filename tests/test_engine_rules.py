@@ -84,6 +84,10 @@ def traces():
     cases.append({"name": "WF705/raised_declared_at_workflow_level",
                   "workflow": workflow_text(FIXTURES / "WF705" / "ok_declared_at_workflow_level.yaml"),
                   "case": {"parameters": {"total": 5}}})
+    # WF403's error: a field of a block that has not run yet
+    cases += [{"name": f"WF403/{p.stem}", "workflow": workflow_text(p), "case": {}}
+              for p in (FIXTURES / "WF403" / "bad_field_of_later_block.yaml",
+                        FIXTURES / "WF403" / "ok_field_of_earlier_block.yaml")]
     got = oracle.run_real(cases, stderr=sys.stderr)
     return {t["name"]: t for t in got}
 
@@ -100,6 +104,15 @@ def _sent_body(trace: dict, label: str) -> dict:
 
 
 CONFIRMED: set[str] = set()
+
+
+def test_a_field_of_a_block_that_has_not_run_fails_the_block(traces):
+    """WF403 is an error where a field is read (not a run-time rule by its code, but the same
+    claim): the engine fails the reading block; read after the block, it completes."""
+    bad, ok = traces["WF403/bad_field_of_later_block"], traces["WF403/ok_field_of_earlier_block"]
+    assert bad["status"] == "failed" and "compute_output" in bad["failure_reason"], bad["failure_reason"]
+    assert [r["label"] for r in _failed_rows(bad)] == ["report"]
+    assert ok["status"] == "completed", ok["failure_reason"]
 
 
 def test_a_code_declared_at_the_workflow_level_is_the_declared_error(traces):

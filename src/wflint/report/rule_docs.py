@@ -26,6 +26,13 @@ The default gate (`fail-level = "error"`, also the pre-commit hook's) fails a ru
 only, so an error is never a matter of taste. `[severity]` in the configuration changes a
 rule's severity for a project.
 
+`wflint fix` applies safe fixes only (WF012 stored form, WF106 renames, WF004 quoting): they
+never change what the service stores for a correct file. `wflint fix --unsafe-fixes` also
+renames a name to the one existing name it is a near miss of: a misspelt key (WF109), a
+`next_block_label` (WF202), a `parameter_keys` entry (WF205), a template variable (WF402).
+Those change what the service stores, so review them first with `--diff`; a finding that
+offers several names gets no fix. The language server offers each as a quick fix.
+
 Codes are a public interface: a rule may be refined, split behind a new code (WF109 was split
 from WF104) or have its default severity tuned, but a code never changes meaning. Rules
 WF7xx are **run-time rules**: they predict what the service's engine (release 1.0.56) does
