@@ -110,7 +110,9 @@ def test_a_field_of_a_block_that_has_not_run_fails_the_block(traces):
     """WF403 is an error where a field is read (not a run-time rule by its code, but the same
     claim): the engine fails the reading block; read after the block, it completes."""
     bad, ok = traces["WF403/bad_field_of_later_block"], traces["WF403/ok_field_of_earlier_block"]
-    assert bad["status"] == "failed" and "compute_output" in bad["failure_reason"], bad["failure_reason"]
+    # the engine's reason for a template that fails in a code block is generic
+    assert bad["status"] == "failed" and "Failed to format CodeBlock parameters" in bad["failure_reason"], \
+        bad["failure_reason"]
     assert [r["label"] for r in _failed_rows(bad)] == ["report"]
     assert ok["status"] == "completed", ok["failure_reason"]
 
