@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 FIX = ROOT / "fixtures" / "rules"
 CLEAN = FIX / "WF104" / "ok_known_fields.yaml"
-TYPO = FIX / "WF104" / "bad_typo.yaml"  # one warning
+TYPO = FIX / "WF104" / "bad_unknown_key.yaml"  # one warning
 MISSING = FIX / "WF101" / "bad_navigation_without_goal.yaml"  # one error
 
 
@@ -59,7 +59,7 @@ def junit_schema():
 
 def test_junit_one_case_per_file_one_failure_per_finding(tmp_path, junit_schema):
     two = tmp_path / "two.yaml"
-    two.write_text(TYPO.read_text().replace("navigaton_goal", "navigaton_goal: x\n      titel"))  # a second unknown key
+    two.write_text(TYPO.read_text().replace("owner", "owner: x\n      owner_team"))  # a second unknown key
     r = run("check", "--format", "junit", str(CLEAN), str(TYPO), str(MISSING), str(two))
     assert r.exit_code == 1
     junit_schema.validate(r.stdout.encode("utf-8"))
@@ -71,7 +71,7 @@ def test_junit_one_case_per_file_one_failure_per_finding(tmp_path, junit_schema)
     assert cases[shown(CLEAN)].is_passed
     failures = {name: [e for e in case.result if isinstance(e, Failure)] for name, case in cases.items()}
     assert [f.type for f in failures[shown(TYPO)]] == ["WF104"]
-    assert "did you mean 'navigation_goal'?" in failures[shown(TYPO)][0].text
+    assert "no service release wflint models" in failures[shown(TYPO)][0].text
     assert [f.type for f in failures[shown(MISSING)]] == ["WF101"]
     assert len(failures[shown(two)]) == 2
     # the counts wflint writes are the ones a consumer computes
@@ -116,15 +116,15 @@ def test_gitlab_report_matches_the_documented_format(code_quality_schema, monkey
     by_check = {i["check_name"]: i for i in issues}
     assert set(by_check) == {"WF104", "WF101"}
     assert by_check["WF104"]["severity"] == "minor" and by_check["WF101"]["severity"] == "major"
-    assert by_check["WF104"]["location"] == {"path": "fixtures/rules/WF104/bad_typo.yaml", "lines": {"begin": 9, "end": 9}}
-    assert "did you mean 'navigation_goal'?" in by_check["WF104"]["description"]
+    assert by_check["WF104"]["location"] == {"path": "fixtures/rules/WF104/bad_unknown_key.yaml", "lines": {"begin": 9, "end": 9}}
+    assert "no service release wflint models" in by_check["WF104"]["description"]
 
 
 def test_gitlab_paths_are_relative_to_the_repository(monkeypatch, code_quality_schema):
     monkeypatch.setenv("CI_PROJECT_DIR", str(ROOT))
     issues = json.loads(run("check", "--format", "gitlab", str(TYPO.resolve())).stdout)
     code_quality_schema.validate(issues)
-    assert issues[0]["location"]["path"] == "fixtures/rules/WF104/bad_typo.yaml"
+    assert issues[0]["location"]["path"] == "fixtures/rules/WF104/bad_unknown_key.yaml"
 
 
 def test_gitlab_fingerprints_are_stable_unique_and_survive_moved_lines(tmp_path, code_quality_schema):

@@ -59,11 +59,11 @@ def test_concise_format_is_one_line_per_diagnostic():
 
 
 def test_json_format_has_documented_keys():
-    r = run("check", "--format", "json", str(FIX / "WF104" / "bad_typo.yaml"))
+    r = run("check", "--format", "json", str(FIX / "WF109" / "bad_typo.yaml"))
     data = json.loads(r.stdout)
     assert data and set(data[0]) >= {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message"}
     d = data[0]
-    assert (d["code"], d["line"], d["column"]) == ("WF104", 9, 7)
+    assert (d["code"], d["line"], d["column"]) == ("WF109", 9, 7)
     assert d["help"] == "did you mean 'navigation_goal'?"
     assert d["end_column"] > d["column"]
 

@@ -20,7 +20,7 @@ from wflint.report import color, progress, statistics
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "fixtures" / "rules"
 CLEAN = FIX / "WF104" / "ok_known_fields.yaml"
-TYPO = FIX / "WF104" / "bad_typo.yaml"
+TYPO = FIX / "WF104" / "bad_unknown_key.yaml"
 MISSING = FIX / "WF101" / "bad_navigation_without_goal.yaml"
 UNUSED = FIX / "WF213" / "bad_unused.yaml"
 ANSI = "\x1b["
@@ -70,7 +70,7 @@ def test_output_file_that_cannot_be_written_is_a_usage_error(tmp_path):
 
 def test_statistics_counts_per_rule(tmp_path):
     dup = tmp_path / "two.yaml"
-    dup.write_text(TYPO.read_text().replace("navigaton_goal", "navigaton_goal: x\n      titel"))
+    dup.write_text(TYPO.read_text().replace("owner", "owner: x\n      owner_team"))
     r = run("check", "--statistics", str(dup), str(MISSING), str(UNUSED))
     assert r.exit_code == 1
     rows = r.stdout.splitlines()

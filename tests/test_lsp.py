@@ -234,10 +234,10 @@ async def test_configuration_is_read_and_reloaded_when_it_changes(client: Langua
     source = workspace / "invalid" / "for_loop_without_source.json"
     doc = Doc(client, folder / "flow.json", source.read_text())
     first = await doc.diagnostics()
-    assert codes(first) == ["WF104", "WF211", "WF213"]
+    assert codes(first) == ["WF109", "WF211", "WF213"]
     assert [list(d.tags or ()) for d in first if d.code == "WF213"] == [[lsp.DiagnosticTag.Unnecessary]]
     config = folder / ".wflint.toml"
-    config.write_text('ignore = ["WF213"]\n[severity]\nWF104 = "error"\n')
+    config.write_text('ignore = ["WF213"]\n[severity]\nWF109 = "warning"\n')
     before = len(PUBLISHED[doc.uri])
     client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
         changes=[lsp.FileEvent(uri=config.as_uri(), type=lsp.FileChangeType.Created)]))
@@ -247,8 +247,8 @@ async def test_configuration_is_read_and_reloaded_when_it_changes(client: Langua
         await asyncio.sleep(0.01)
     assert any(r.method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in REGISTERED)
     diags = PUBLISHED[doc.uri][-1][1]
-    assert codes(diags) == ["WF104", "WF211"]
-    assert next(d for d in diags if d.code == "WF104").severity == lsp.DiagnosticSeverity.Error
+    assert codes(diags) == ["WF109", "WF211"]
+    assert next(d for d in diags if d.code == "WF109").severity == lsp.DiagnosticSeverity.Warning
     doc.close()
 
 
@@ -296,7 +296,8 @@ async def test_suppress_on_this_line_silences_only_that_finding(client: Language
     # a client that sends no diagnostics with the request gets the same actions on the range
     bare = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=doc.ident(), range=diag.range, context=lsp.CodeActionContext(diagnostics=[])))
-    assert [a.title for a in bare if a.kind == lsp.CodeActionKind.QuickFix] == [f"Suppress {diag.code} on this line"]
+    assert [a.title for a in bare if a.kind == lsp.CodeActionKind.QuickFix] == [
+        "Rename next_block_label 'accept_booking' to 'accept_quote'", f"Suppress {diag.code} on this line"]
     doc.apply(suppress.edit)
     assert f"# wflint: disable={diag.code}" in doc.text
     assert await doc.diagnostics() == []

@@ -198,6 +198,9 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
 
         click.echo(no_files_warning(report.skipped), err=True)
     failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
+    if failed and not (quiet or show_statistics or output_file is not None) and fmt in HUMAN_FORMATS:
+        # say which findings failed the run: pre-commit shows the output of a failing hook only
+        click.echo(f"wflint: {statistics.gate_summary(diags, cfg.fail_level)}", err=True)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
 
 

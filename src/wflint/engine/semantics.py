@@ -65,3 +65,105 @@ def is_truthy_string(rendered: str) -> bool:
 def usable_error_code(code: str) -> bool:
     """Whether a rendered terminate ``error_code`` survives (else it is dropped)."""
     return len(code) <= ERROR_CODE_MAX_LENGTH and bool(ERROR_CODE_PATTERN.fullmatch(code))
+
+
+# --------------------------------------------------------------------------- run-time rules
+# Facts the run-time rules (WF7xx) rely on, each as the engine keeps it (1.0.56).
+
+#: ``WhileLoopBlock`` / ``ForLoopBlock``: what reaching ``MAX_LOOP_ITERATIONS`` fails with.
+MAX_ITERATIONS_REASON = f"Reached max_loop_iterations limit of {MAX_LOOP_ITERATIONS}"
+
+#: A loop's ``<label>_output`` holds ``OutputParameter`` objects (``[[{"loop_value",
+#: "output_parameter", "output_value"}]]``), which ``tojson`` cannot serialise.
+LOOP_OUTPUT_TOJSON_ERROR = "Object of type OutputParameter is not JSON serializable"
+#: the keys of one child's entry in a loop output; only ``output_parameter`` is not JSON
+LOOP_OUTPUT_ENTRY_KEYS = ("loop_value", "output_parameter", "output_value")
+
+#: ``models/_jinja.py`` ``render_templates_in_json_value``: ``{{ x | json }}`` must be the whole
+#: string, else the block fails with this.
+JSON_FILTER_WITH_TEXT_ERROR = ("The '| json' filter can only be used for complete value replacement. "
+                               "It cannot be combined with other text")
+
+#: Criteria: a conditional branch's type is decided by its text at save time
+#: (``is_pure_jinja_expression``); a ``while_loop`` condition keeps its declared type
+#: (``workflow_definition_converter.py``), so brace-less Jinja text renders as itself.
+DEFAULT_CRITERIA_TYPE = "jinja2_template"
+
+#: ``CodeBlock``: an unknown name in the code fails the block with this exception type.
+CODE_UNKNOWN_NAME_ERROR = "NameError"
+#: ``CodeBlock`` failure reason for an ``ErrorCode`` absent from the block's mapping.
+ERROR_CODE_UNDECLARED_REASON = ("Failed to execute code block. Reason: ErrorCode is not declared in the "
+                                "effective error_code_mapping")
+
+
+def effective_error_code_mapping(block_data: dict, workflow_mapping: object = None) -> dict:
+    """The codes a code block may raise: the workflow-level ``error_code_mapping`` with the
+    block's own entries over it. Observed on the real engine: a code declared only at the
+    workflow level is reported as the declared error (``CodeBlock._extract_declared_error``)."""
+    out = dict(workflow_mapping) if isinstance(workflow_mapping, dict) else {}
+    mapping = block_data.get("error_code_mapping")
+    out.update(mapping if isinstance(mapping, dict) else {})
+    return out
+
+
+def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str, int] | None]:
+    """The direct ``raise ErrorCode('<code>', reasoning)`` statements of a code block, as
+    (line, column, code), and the first shape problem the engine refuses before running the
+    code (message, line), or None.
+
+    ``schemas/workflows.py`` ``_direct_code_block_error_code_raises`` runs just before
+    ``exec`` (``_validate_code_block_error_code_calls``); a problem fails the block with
+    ``"Failed to execute code block. Reason: SyntaxError: <message>"``. Code that does not
+    parse as Python gives ([], None): WF404 reports it.
+    """
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return [], None
+    found: list[tuple[int, int, str]] = []
+    accepted: set[int] = set()
+    raise_lines: dict[int, int] = {}
+    raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise)]
+    for r in raises:
+        for line in range(r.lineno, (r.end_lineno or r.lineno) + 1):
+            raise_lines[line] = raise_lines.get(line, 0) + 1
+    for r in raises:
+        if isinstance(r.exc, ast.Call) and isinstance(r.exc.func, ast.Name) and r.exc.func.id == "ErrorCode":
+            if any(raise_lines[line] > 1 for line in range(r.lineno, (r.end_lineno or r.lineno) + 1)):
+                return found, ("ErrorCode must be constructed directly in an unambiguous raise statement", r.lineno)
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 1)
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name) and node.exc.id == "ErrorCode":
+            return found, ("ErrorCode must be raised as ErrorCode('literal', reasoning)", line)
+        if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call):
+            continue
+        call = node.exc
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "ErrorCode":
+            return found, ("ErrorCode must be constructed directly in a raise statement", line)
+        if isinstance(call.func, ast.Name) and call.func.id == "ErrorCode":
+            if call.keywords or len(call.args) != 2:
+                return found, ("ErrorCode requires exactly two positional arguments", line)
+            first = call.args[0]
+            if not isinstance(first, ast.Constant) or type(first.value) is not str:
+                return found, ("ErrorCode code must be a direct string literal", line)
+            found.append((node.lineno, node.col_offset, first.value))
+            accepted.add(id(call))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ErrorCode" \
+                and id(node) not in accepted:
+            return found, ("ErrorCode must be constructed directly in a raise statement", node.lineno)
+    return found, None
+
+
+#: ``ForLoopBlock`` / ``WhileLoopBlock``: the step count is checked after each block execution
+#: of an iteration, and reaching ``MAX_STEPS_PER_ITERATION`` fails it with this reason: a body
+#: that runs 50 blocks in one iteration fails at its 50th (49 is the most that completes).
+MAX_STEPS_REASON = f"Reached max_steps_per_iteration limit of {MAX_STEPS_PER_ITERATION}"
+
+
+def iteration_fails_at_steps(executions: int) -> bool:
+    """Whether an iteration that runs ``executions`` blocks hits the per-iteration limit."""
+    return executions >= MAX_STEPS_PER_ITERATION

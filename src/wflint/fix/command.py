@@ -73,7 +73,10 @@ def _diff(old: str, new: str, path: str) -> str:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff instead of writing the files.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a file would change.")
-def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
+@click.option("--unsafe-fixes", "unsafe", is_flag=True,
+              help="Also rename misspelt keys, label references, parameter keys and template variables to "
+                   "their one near match (changes what the service stores; review with --diff).")
+def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool, unsafe: bool) -> None:
     """Apply safe fixes (WF106 renames, WF004 quoting) to workflow files, keeping comments
     and formatting (no path means '.').
 
@@ -106,7 +109,7 @@ def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
             errors.append(f"{shown}: {diags[0].message if diags else 'cannot be read as text'}")
             continue
         try:
-            result = fix_text(source.text, shown)
+            result = fix_text(source.text, shown, unsafe)
         except FixError as exc:
             errors.append(f"{shown}: {exc}")
             continue

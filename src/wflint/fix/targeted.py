@@ -16,7 +16,9 @@ to mean what was intended (``edits._verify``) before it is offered.
   places a rename would change.
 
 ``FIX_PROVIDERS`` lists the functions that produce fixes (the stored-form conversion, quoting,
-renames); a new kind of fix is added there and reaches every editor at once.
+renames, and the unsafe renames to what the author meant, ``intent``); a new kind of fix is
+added there and reaches every editor at once. The editor offers the unsafe ones as quick fixes
+only: "Fix all" stays with the safe fixes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .edits import _Fixer, _splice, _verify
 from .quoting import quote_traps
 from .renames import _label_nodes, _key_nodes, _Plan, _get, plan_renames, rename
 from .results import FixError, FixInternalError
+from .intent import CODES as INTENT_CODES
 from .stored import CODE as STORED_FORM_CODE, convert_stored
 
 #: a change of the text: (start offset, end offset, replacement)
@@ -163,10 +166,33 @@ def _stored_form_fixes(text: str, path: str) -> list[EditorFix]:
     return [EditorFix(STORED_FORM_CODES, title, (0, len(text)), [(0, len(text), converted.text)])]
 
 
+def _intent_fixes(text: str, path: str) -> list[EditorFix]:
+    """``wflint fix --unsafe-fixes``' renames, one per finding: a misspelt key, label
+    reference, parameter key or template variable renamed to the one name it is a near miss
+    of. Offered only where the finding names exactly one candidate."""
+    from .intent import diagnostics_of, intent_fixes
+
+    out: list[EditorFix] = []
+    for d in diagnostics_of(text, path):
+        made: list = []
+
+        def one(doc: _Doc, fixer: _Fixer, d=d, made=made) -> None:
+            made[:] = intent_fixes(fixer, [d])
+
+        try:
+            splices, _ = _with_fallback(text, path, one)
+        except (FixError, FixInternalError):
+            continue
+        if splices and made:
+            out.append(EditorFix((d.code,), made[0].title, made[0].anchor, splices))
+    return out
+
+
 #: every producer of fixes; each takes (text, path) and returns EditorFix items
-FIX_PROVIDERS: list[Callable[[str, str], list[EditorFix]]] = [_stored_form_fixes, _quoting_fixes, _rename_fixes]
+FIX_PROVIDERS: list[Callable[[str, str], list[EditorFix]]] = [_stored_form_fixes, _quoting_fixes, _rename_fixes,
+                                                              _intent_fixes]
 #: the codes of the diagnostics some provider's fixes answer
-FIXABLE_CODES = frozenset({*STORED_FORM_CODES, *QUOTING_CODES, *RENAME_CODES})
+FIXABLE_CODES = frozenset({*STORED_FORM_CODES, *QUOTING_CODES, *RENAME_CODES, *INTENT_CODES})
 
 
 def fixes(text: str, path: str) -> list[EditorFix]:

@@ -5,6 +5,41 @@ from __future__ import annotations
 
 import re
 
+#: what the default severities mean; the same test is applied to every rule
+SEVERITY_POLICY = """\
+## Severity policy
+
+Every rule's default severity answers one question: what happens to this file?
+
+* **error**: the service refuses the file when it is saved (the finding carries the status
+  the service answers, so the save verdict stays readable from the output), or the service
+  crashes on it, or **the run certainly fails or ignores what the file says**: a failure the
+  engine will hit whatever the inputs (a code block reading a name it was not given, a
+  `tojson` of a loop's output, an `ErrorCode` the block does not declare), or a key that is a
+  near miss of a field valid at that place (WF109: the service drops it and the block runs
+  without it). These last errors carry no service status: the service saves the file.
+* **warning**: the service accepts it and the run may well work, but it is probably not what
+  the author meant: a key with no near match (WF104: it may belong to a newer release), a
+  value YAML 1.1 reads differently, an unused parameter, a failure that depends on the path
+  the run takes (a block output read after a branch that may not have run).
+
+The default gate (`fail-level = "error"`, also the pre-commit hook's) fails a run on errors
+only, so an error is never a matter of taste. `[severity]` in the configuration changes a
+rule's severity for a project.
+
+`wflint fix` applies safe fixes only (WF012 stored form, WF106 renames, WF004 quoting): they
+never change what the service stores for a correct file. `wflint fix --unsafe-fixes` also
+renames a name to the one existing name it is a near miss of: a misspelt key (WF109), a
+`next_block_label` (WF202), a `parameter_keys` entry (WF205), a template variable (WF402).
+Those change what the service stores, so review them first with `--diff`; a finding that
+offers several names gets no fix. The language server offers each as a quick fix.
+
+Codes are a public interface: a rule may be refined, split behind a new code (WF109 was split
+from WF104) or have its default severity tuned, but a code never changes meaning. Rules
+WF7xx are **run-time rules**: they predict what the service's engine (release 1.0.56) does
+when the workflow runs, and each is checked against the real engine (`pytest -m engine`).
+"""
+
 
 def rules_markdown() -> str:
     from .. import model  # here: `wflint rule` imports this module for plain_text alone
@@ -21,6 +56,7 @@ def rules_markdown() -> str:
     rules = list(registry().values())
     for r in rules:
         out.append(f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | {r.summary} |")
+    out += ["", SEVERITY_POLICY.rstrip("\n")]
     for r in rules:
         # reStructuredText's "Bad::" (a literal block follows) reads "Bad:" in Markdown
         out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**.", "",

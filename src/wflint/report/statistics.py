@@ -22,6 +22,25 @@ def problem_summary(diags: Sequence[Diagnostic]) -> str:
     return f"Found {_plural(len(diags), 'problem')} ({parts})."
 
 
+def gate_summary(diags: Sequence[Diagnostic], fail_level: str) -> str | None:
+    """Which findings failed the run, when some did: ``2 errors fail the run (fail-level:
+    error); 1 warning does not.`` (None when nothing fails: the exit status is then 0)."""
+    failing = Counter(d.severity for d in diags if SEVERITY_RANK[d.severity] >= SEVERITY_RANK[fail_level])
+    if not failing:
+        return None
+    passing = Counter(d.severity for d in diags if SEVERITY_RANK[d.severity] < SEVERITY_RANK[fail_level])
+
+    def words(counts: Counter) -> str:
+        return ", ".join(_plural(counts[s], s) for s in reversed(SEVERITIES) if counts[s])
+
+    total = sum(failing.values())
+    text = f"{words(failing)} {'fail' if total != 1 else 'fails'} the run (fail-level: {fail_level})"
+    if passing:
+        rest = sum(passing.values())
+        text += f"; {words(passing)} {'do' if rest != 1 else 'does'} not"
+    return text + "."
+
+
 def files_summary(diags: Sequence[Diagnostic], files_checked: int) -> str:
     """One line for the terminal when the report itself went elsewhere."""
     files = _plural(files_checked, "file")

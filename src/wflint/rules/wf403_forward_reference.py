@@ -11,7 +11,8 @@ condition also sees its body's outputs (from the previous iteration).
 
 **Why.** ``parameter_keys`` may name any block's output, so the service saves the workflow,
 but the context holds only the outputs of blocks that already ran: the reference renders as
-nothing.
+nothing (a warning). Reading a field of it (``{{ extract_output.price }}``) raises instead
+and fails the block, ``| default(...)`` included: an error (confirmed on the real engine).
 
 **Bad**::
 
@@ -55,10 +56,14 @@ def check(wf):
         if b.tag == "while_loop" and site.path[len(b.path):][:1] == ("condition",) and _inside(target, b):
             continue  # the condition is evaluated again after each pass over the body
         start, end = template_sites.span(wf, site, read.offset, read.offset + len(read.name))
+        # a field of a missing value raises (``| default`` comes too late); a branch criterion
+        # that raises only does not match, so there it stays a warning
+        fails = bool(read.attrs) and "branch_conditions" not in site.path[len(b.path):]
         message = (f"'{read.name}' in {template_sites.describe_site(site)} reads {target.tag or 'block'} block "
                    f"'{target.label}', which has not run yet at that point ({_why(wf, b, target)}); "
-                   "it renders as nothing")
-        yield wf.diag(rule, message, site.path, help=_help(wf, b, target), start=start, end=end)
+                   + (f"reading its field '{read.attrs[0]}' fails the block" if fails else "it renders as nothing"))
+        yield wf.diag(rule, message, site.path, help=_help(wf, b, target), start=start, end=end,
+                      severity="error" if fails else None)
     yield from _parameter_keys(wf, rule, unique)
 
 
