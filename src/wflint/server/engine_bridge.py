@@ -26,7 +26,7 @@ def _engine_evaluate() -> Any:
         from ..engine import evaluate  # type: ignore[attr-defined]
 
         return evaluate
-    except ModuleNotFoundError:
+    except ImportError:  # no engine package, or one (the run-time engine) without ``evaluate``
         pass
     try:
         from ..api import evaluate

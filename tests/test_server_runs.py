@@ -1,0 +1,253 @@
+"""The mock's runs, in-process: starting, statuses over time, reads, cancel, stubs, refusals,
+organizations, limits. The engine is the test stand-in ``run_fakes.FakeEngine``."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from run_fakes import FakeEngine
+from wflint.server.testing import make_client, make_state
+
+A = {"x-api-key": "key-a"}
+B = {"x-api-key": "key-b"}
+PARAMS = [{"parameter_type": "workflow", "key": "need", "workflow_parameter_type": "string"},
+          {"parameter_type": "workflow", "key": "n", "workflow_parameter_type": "integer", "default_value": 3}]
+BLOCKS = [{"block_type": "code", "label": "first", "code": "x = 1"},
+          {"block_type": "code", "label": "second", "code": "y = 2"}]
+FINAL = {"completed", "failed", "terminated", "canceled", "timed_out"}
+
+
+@pytest.fixture
+def engine():
+    return FakeEngine()
+
+
+@pytest.fixture
+def client(engine):
+    return make_client(make_state(run_executor=engine))
+
+
+def save(client, blocks=BLOCKS, params=PARAMS, headers=A, title="runs"):
+    r = client.post("/v1/agents", json={"json_definition": {"title": title, "workflow_definition":
+                                                            {"parameters": params, "blocks": blocks}}}, headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()["workflow_permanent_id"]
+
+
+def start(client, wpid, parameters=None, headers=A, **extra):
+    return client.post("/v1/run/agents", json={"agent_id": wpid, "parameters": parameters or {"need": "x"}, **extra},
+                       headers=headers)
+
+
+def finish(client, run_id, headers=A):
+    assert client.app.state.wflint.run_worker.wait(run_id, 20)
+    return client.get(f"/v1/runs/{run_id}", headers=headers).json()
+
+
+def test_a_run_starts_created_and_completes_with_the_stubbed_outputs(client, engine):
+    wpid = save(client)
+    client.put(f"/_mock/stubs/{wpid}", json={"blocks": {"first": {"output": {"price": 7}}}}, headers=A)
+    r = start(client, wpid)
+    assert r.status_code == 200, r.text
+    created = r.json()
+    assert created["status"] == "created" and created["run_id"].startswith("wr_")
+    assert created["output"] is None and created["attempts"] == [] and created["step_count"] is None
+    assert created["run_request"]["parameters"] == {"need": "x"}  # as sent
+    assert created["run_request"]["title"] == "runs" and created["run_request"]["workflow_id"] == wpid
+    done = finish(client, created["run_id"])
+    assert done["status"] == "completed" and done["failure_reason"] is None
+    assert done["output"] == {"first_output": {"price": 7}, "second_output": {}, "extracted_information": []}
+    assert done["run_request"]["parameters"] == {"need": "x", "n": 3}  # resolved, with the default
+    assert done["queued_at"] <= done["started_at"] <= done["finished_at"]
+    assert [a["status"] for a in done["attempts"]] == ["completed"]
+    request, case = engine.calls[-1]
+    assert case["parameters"] == {"need": "x", "n": 3} and case["blocks"] == {"first": {"output": {"price": 7}}}
+    assert [b["label"] for b in request["workflow_definition"]["blocks"]] == ["first", "second"]
+
+
+def test_statuses_are_seen_changing_while_a_slow_block_runs(client):
+    wpid = save(client)
+    client.put(f"/_mock/stubs/{wpid}", json={"delays": {"second": 0.6}}, headers=A)
+    run_id = start(client, wpid).json()["run_id"]
+    seen = []
+    while not seen or seen[-1] not in FINAL:
+        status = client.get(f"/v1/runs/{run_id}", headers=A).json()["status"]
+        if not seen or seen[-1] != status:
+            seen.append(status)
+        time.sleep(0.02)
+    assert "running" in seen and seen[-1] == "completed"
+    order = ["created", "queued", "running", "completed"]
+    assert [order.index(s) for s in seen] == sorted(order.index(s) for s in seen)
+
+
+def test_the_timeline_shows_each_block_row_newest_first(client):
+    wpid = save(client)
+    client.put(f"/_mock/stubs/{wpid}", json={"blocks": {"second": {"fail": "boom"}}}, headers=A)
+    run_id = start(client, wpid).json()["run_id"]
+    assert finish(client, run_id)["status"] == "failed"
+    items = client.get(f"/v1/runs/{run_id}/timeline", headers=A).json()
+    assert [(i["block"]["label"], i["block"]["status"]) for i in items] == [("second", "failed"), ("first", "completed")]
+    second = items[0]["block"]
+    assert second["failure_reason"] == "boom" and second["workflow_run_id"] == run_id
+    assert second["workflow_run_block_id"].startswith("wrb_") and items[0]["children"] == []
+
+
+def test_failed_and_terminated_runs_report_the_engines_reason_and_errors(client):
+    wpid = save(client)
+    client.put(f"/_mock/stubs/{wpid}", json={"blocks": {"first": {"status": "terminated", "reason": "n=3 too big",
+                                                                    "error_code": "TOO_BIG"}}}, headers=A)
+    done = finish(client, start(client, wpid).json()["run_id"])
+    assert done["status"] == "terminated"
+    assert done["failure_reason"] == "code block terminated. Reason: n=3 too big"
+    assert done["errors"] == [{"error_code": "TOO_BIG", "reasoning": "n=3 too big", "confidence_float": 1.0}]
+    legacy = client.get(f"/api/v1/workflows/runs/{done['run_id']}", headers=A).json()
+    assert legacy["failure_category"] is None and legacy["outputs"] == done["output"]
+
+
+def test_no_stubs_registered_means_every_block_gets_an_empty_stub_table(client, engine):
+    wpid = save(client)
+    assert finish(client, start(client, wpid).json()["run_id"])["status"] == "completed"
+    _, case = engine.calls[-1]
+    assert {k: v for k, v in case.items() if k not in ("name", "parameters")} == {}
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_missing_and_ill_typed_parameters_are_refused_before_a_run_exists(client, engine):
+    wpid = save(client)
+    r = start(client, wpid, parameters={"other": 1})
+    assert (r.status_code, r.json()) == (400, {"detail": f"Missing value for parameter need in workflow {wpid}"})
+    r = start(client, wpid, parameters={"need": "x", "n": "abc"})
+    assert (r.status_code, r.json()) == (400, {"detail": "Invalid workflow parameter. Expected parameter type: "
+                                                         "integer. Value: abc."})
+    assert engine.calls == [] and client.app.state.wflint.runs.unfinished() == []
+
+
+def test_an_unknown_or_other_organizations_workflow_is_not_found(client):
+    wpid = save(client)
+    for headers, target in ((A, "wpid_123"), (B, wpid)):
+        r = start(client, target, headers=headers)
+        assert (r.status_code, r.json()) == (404, {"detail": f"Workflow not found. workflow_permanent_id={target}"})
+
+
+def test_a_body_without_the_workflow_id_is_the_services_422(client):
+    r = client.post("/v1/run/agents", json={"parameters": {}}, headers=A)
+    assert r.status_code == 422
+    assert r.json() == {"detail": [{"type": "missing", "loc": ["body", "agent_id"], "msg": "Field required",
+                                    "input": {"parameters": {}}}]}
+    assert client.post("/v1/run/agents", json={"agent_id": "wpid_1"}).status_code == 403
+
+
+def test_a_bad_webhook_url_is_refused_with_the_run_field_name(client):
+    wpid = save(client)
+    r = start(client, wpid, webhook_url="ftp://example.com/x")
+    assert r.status_code == 400 and r.json()["detail"].startswith("Invalid webhook_url: unsupported scheme.")
+
+
+def test_runs_of_another_organization_are_not_found(client):
+    run_id = start(client, save(client)).json()["run_id"]
+    finish(client, run_id)
+    assert client.get(f"/v1/runs/{run_id}", headers=B).json() == {"detail": f"Task run not found {run_id}"}
+    assert client.get(f"/v1/runs/{run_id}/timeline", headers=B).json() == {"detail": f"Run not found {run_id}"}
+    assert client.post(f"/v1/runs/{run_id}/cancel", headers=B).json() == {"detail": f"Run not found {run_id}"}
+    assert client.get(f"/api/v1/workflows/runs/{run_id}", headers=B).json() == {"detail": f"WorkflowRun {run_id} not found"}
+    assert client.get(f"/v1/runs/{run_id}", headers=A).status_code == 200
+
+
+def test_the_legacy_run_path_takes_data_and_answers_ids(client):
+    wpid = save(client)
+    r = client.post(f"/api/v1/workflows/{wpid}/run", json={"data": {"need": "y", "n": "5"}}, headers=A)
+    assert r.status_code == 200
+    body = r.json()
+    assert list(body) == ["workflow_id", "workflow_run_id", "agent_id", "agent_run_id"]
+    finish(client, body["workflow_run_id"])
+    status = client.get(f"/api/v1/workflows/{wpid}/runs/{body['workflow_run_id']}", headers=A).json()
+    assert status["parameters"] == {"need": "y", "n": 5} and status["status"] == "completed"
+
+
+# --------------------------------------------------------------------------- cancel
+
+
+def test_cancel_stops_a_running_run_at_the_next_block(client, engine):
+    wpid = save(client)
+    client.put(f"/_mock/stubs/{wpid}", json={"delays": {"first": 0.5}}, headers=A)
+    run_id = start(client, wpid).json()["run_id"]
+    while client.get(f"/v1/runs/{run_id}", headers=A).json()["status"] != "running":
+        time.sleep(0.01)
+    r = client.post(f"/v1/runs/{run_id}/cancel", headers=A)
+    assert (r.status_code, r.json()) == (200, None)
+    done = finish(client, run_id)
+    assert done["status"] == "canceled"
+    labels = [i["block"]["label"] for i in client.get(f"/v1/runs/{run_id}/timeline", headers=A).json()]
+    assert "second" not in labels
+
+
+def test_cancel_of_a_finished_run_changes_nothing(client):
+    run_id = start(client, save(client)).json()["run_id"]
+    before = finish(client, run_id)
+    assert client.post(f"/v1/runs/{run_id}/cancel", headers=A).status_code == 200
+    after = client.get(f"/v1/runs/{run_id}", headers=A).json()
+    assert after["status"] == before["status"] == "completed"
+
+
+# --------------------------------------------------------------------------- stubs
+
+
+def test_stub_registration_round_trips_and_is_checked(client):
+    wpid = save(client)
+    table = {"name": "case", "blocks": {"first": {"output": 1}}, "delays": {"*": 0.1}}
+    assert client.put(f"/_mock/stubs/{wpid}", json=table, headers=A).json()["stubs"] == table
+    assert client.get(f"/_mock/stubs/{wpid}", headers=A).json()["stubs"] == table
+    assert client.get(f"/_mock/stubs/{wpid}", headers=B).status_code == 404  # organizations apart
+    assert client.put(f"/_mock/stubs/{wpid}", json={"blockz": {}}, headers=A).status_code == 422
+    r = client.put(f"/_mock/stubs/{wpid}", json={"delays": {"first": 10**6}}, headers=A)
+    assert r.status_code == 422 and "from 0 to 600" in r.json()["detail"]
+    assert client.put("/_mock/stubs/wpid_404", json={}, headers=A).status_code == 404
+    assert client.delete(f"/_mock/stubs/{wpid}", headers=A).status_code == 200
+    assert client.get(f"/_mock/stubs/{wpid}", headers=A).status_code == 404
+    assert client.put(f"/_mock/stubs/{wpid}", json={}).status_code == 403
+
+
+def test_stubs_from_a_directory_match_by_permanent_id_or_title(tmp_path, engine):
+    (tmp_path / "by-title.yaml").write_text("workflow: runs\nblocks:\n  first:\n    output: from-yaml\n")
+    c = make_client(make_state(run_executor=engine, stubs_dir=str(tmp_path)))
+    wpid = save(c)
+    assert finish(c, start(c, wpid).json()["run_id"])["output"]["first_output"] == "from-yaml"
+    c.put(f"/_mock/stubs/{wpid}", json={"blocks": {"first": {"output": "registered"}}}, headers=A)
+    assert finish(c, start(c, wpid).json()["run_id"])["output"]["first_output"] == "registered"
+
+
+def test_a_bad_stub_directory_is_a_clear_error(tmp_path):
+    from wflint.server.stubs import StubDirectory, StubError
+
+    (tmp_path / "x.json").write_text('{"blocks": []}')
+    with pytest.raises(StubError, match="blocks must be an object"):
+        StubDirectory.read(tmp_path)
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_run_bodies_pass_the_hostile_input_limits(engine):
+    from wflint.server.limits import ServerLimits
+
+    c = make_client(make_state(run_executor=engine, limits=ServerLimits(body_bytes=2000, depth=20, queued_runs=1)))
+    wpid = save(c, blocks=[BLOCKS[0]])
+    assert start(c, wpid, title="x" * 3000).status_code == 413
+    deep = {"need": "x", "deep": {}}
+    node = deep["deep"]
+    for _ in range(30):
+        node["a"] = {}
+        node = node["a"]
+    r = start(c, wpid, parameters=deep)
+    assert r.status_code == 422 and r.json()["detail"][0]["type"] == "json_invalid"
+    c.put(f"/_mock/stubs/{wpid}", json={"delays": {"first": 1}}, headers=A)
+    first = start(c, wpid)
+    assert first.status_code == 200
+    r = start(c, wpid)
+    assert r.status_code == 429 and "queued-runs" in r.json()["detail"]
+    finish(c, first.json()["run_id"])
+    assert start(c, wpid).status_code == 200
