@@ -88,8 +88,9 @@ def run_reply(record: dict[str, Any], *, as_created: bool = False) -> dict[str, 
     }
 
 
-def status_reply(record: dict[str, Any], *, for_webhook: bool = False) -> dict[str, Any]:
-    """``WorkflowRunResponseBase``."""
+def status_reply(record: dict[str, Any], *, steps_counted: bool = False) -> dict[str, Any]:
+    """``WorkflowRunResponseBase``; ``steps_counted``: the webhook and the read by workflow and
+    run id count steps (0 without a browser), the read by run id alone leaves ``null``."""
     errors = record.get("errors") or []
     return {
         "workflow_id": record["workflow_permanent_id"], "workflow_run_id": record["run_id"],
@@ -105,7 +106,7 @@ def status_reply(record: dict[str, Any], *, for_webhook: bool = False) -> dict[s
         "finished_at": record.get("finished_at"), "created_at": record["created_at"],
         "modified_at": record["modified_at"], "parameters": record["parameters"], "screenshot_urls": None,
         "recording_url": None, "recording_urls": None, "recording_archived": False, "downloaded_files": [],
-        "downloaded_file_urls": None, "outputs": record.get("output"), "total_steps": 0 if for_webhook else None,
+        "downloaded_file_urls": None, "outputs": record.get("output"), "total_steps": 0 if steps_counted else None,
         "total_cost": None, "credits_used": 0, "cached_credits_used": 0, "task_v2": None,
         "workflow_title": record["workflow_title"], "browser_session_id": None, "browser_profile_id": None,
         "browser_seed_source": "fresh", "browser_sink_profile_id": None, "max_screenshot_scrolls": None,
@@ -117,7 +118,7 @@ def status_reply(record: dict[str, Any], *, for_webhook: bool = False) -> dict[s
 
 def webhook_payload(record: dict[str, Any]) -> dict[str, Any]:
     """What the webhook sends: the status reply, then the run reply's keys over it."""
-    payload = status_reply(record, for_webhook=True)
+    payload = status_reply(record, steps_counted=True)
     payload.update(run_reply(record))  # the service's dict.update: new keys land after the status keys
     return payload
 

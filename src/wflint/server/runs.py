@@ -184,7 +184,7 @@ class Runs:
         record = self._get(org, run_id, "WorkflowRun {run_id} not found")
         if wpid is not None and record["workflow_permanent_id"] != wpid:
             raise detail(404, f"WorkflowRun {run_id} not found")
-        return run_replies.status_reply(record)
+        return run_replies.status_reply(record, steps_counted=wpid is not None)
 
     def cancel(self, org: str, run_id: str) -> None:
         """Cancel unless final; then the webhook is sent with the run as it now stands (the
