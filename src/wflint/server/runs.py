@@ -270,3 +270,35 @@ def routes(offload: Callable[..., Any], json_body: Callable[..., Any], authentic
         (["/_mock/stubs/{wpid}"], "DELETE",
          reading(lambda r, org, req: r.delete_stubs(org, req.path_params["wpid"]))),
     ]
+
+
+def openapi_paths(op: Callable[..., dict[str, Any]], ref: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run operations for ``/openapi.json``: (component schemas, paths)."""
+    from pydantic.json_schema import models_json_schema
+
+    refs, defs = models_json_schema([(run_request_class(), "validation")], ref_template=ref)
+    body = refs[(run_request_class(), "validation")]["$ref"]
+    run_id = {"name": "run_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    wpid = {"name": "workflow_permanent_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    stub_body = {"type": "object", "additionalProperties": False,
+                 "properties": {k: {"type": "object"} for k in ("blocks", "tasks", "llm", "prompt_branches")}}
+    paths = {
+        "/v1/run/agents": {"post": op("Start a run of the latest version (answers at once, status created)",
+                                      "400 403 404 413 422 429 503", body=body, reply={"type": "object"})},
+        "/v1/runs/{run_id}": {"get": op("Get a run", "403 404 503", reply={"type": "object"}, params=[run_id])},
+        "/v1/runs/{run_id}/timeline": {"get": op("A run's block rows, newest first", "403 404 503",
+                                                 reply={"type": "array"}, params=[run_id])},
+        "/v1/runs/{run_id}/cancel": {"post": op("Cancel a run (a final one is left as it is)", "403 404 503",
+                                                reply={"type": "null"}, params=[run_id])},
+        "/_mock/stubs/{workflow_permanent_id}": {
+            "get": op("Mock only: the stubs registered for a workflow", "403 404 503", reply={"type": "object"},
+                      params=[wpid]),
+            "delete": op("Mock only: forget a workflow's stubs", "403 503", reply={"type": "null"}, params=[wpid]),
+        },
+    }
+    paths["/_mock/stubs/{workflow_permanent_id}"]["put"] = op(
+        "Mock only: register the stubs a workflow's runs use", "400 403 404 413 422 503", reply={"type": "object"},
+        params=[wpid])
+    paths["/_mock/stubs/{workflow_permanent_id}"]["put"]["requestBody"] = {
+        "required": True, "content": {"application/json": {"schema": stub_body}}}
+    return dict(defs.get("$defs", {})), paths
