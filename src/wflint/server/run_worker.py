@@ -20,14 +20,11 @@ import logging
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from . import run_replies, webhooks
 from .run_engine import EngineMissing, Executor, workflow_request
 from .runstore import FINAL, RunStore
-
-if TYPE_CHECKING:
-    from .state import ServerState
 
 log = logging.getLogger("wflint.server.runs")
 
@@ -42,7 +39,7 @@ class RunCanceled(Exception):
 
 
 class RunWorker:
-    def __init__(self, state: "ServerState", runs: RunStore, executor: Executor) -> None:
+    def __init__(self, state: Any, runs: RunStore, executor: Executor) -> None:
         self.state = state
         self.runs = runs
         self.executor = executor

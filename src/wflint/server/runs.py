@@ -18,10 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from . import run_params, run_replies, stubs as stub_tables
-from .errors import Reply, detail, missing_body, shape_l
+from .errors import Reply, detail, missing_body, not_found, shape_l
 from .intake import MISSING
 from .models import request_class, validate_json_path
-from .pipeline import not_found
 from .webhook import normalize_webhook_url, webhook_url_error
 
 MAX_ELAPSED_MINUTES = 480
