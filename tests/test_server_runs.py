@@ -251,3 +251,17 @@ def test_run_bodies_pass_the_hostile_input_limits(engine):
     assert r.status_code == 429 and "queued-runs" in r.json()["detail"]
     finish(c, first.json()["run_id"])
     assert start(c, wpid).status_code == 200
+
+
+def test_failure_category_is_the_declared_error_codes_else_the_classifiers_fallback():
+    from wflint.server.run_replies import UNKNOWN_FAILURE, status_reply
+
+    base = {"run_id": "wr_1", "organization_id": "o_1", "workflow_permanent_id": "wpid_1", "workflow_title": "t",
+            "status": "failed", "parameters": {}, "proxy_location": "RESIDENTIAL", "run_with": "agent",
+            "created_at": "2026-01-01T00:00:00.000000", "modified_at": "2026-01-01T00:00:00.000000"}
+    declared = {"error_code": "NOT_FOUND", "reasoning": "record 42 missing", "confidence_float": 1.0,
+                "error_type": "USER_DEFINED_ERROR"}
+    assert status_reply({**base, "errors": [declared]})["failure_category"] == [
+        {"category": "NOT_FOUND", "confidence_float": 1.0, "reasoning": "record 42 missing"}]
+    assert status_reply({**base, "errors": []})["failure_category"] == UNKNOWN_FAILURE
+    assert status_reply({**base, "status": "terminated", "errors": [declared]})["failure_category"] is None

@@ -52,7 +52,16 @@ def _attempts(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _failure_category(record: dict[str, Any]) -> list[dict[str, Any]] | None:
-    return [dict(c) for c in UNKNOWN_FAILURE] if record["status"] == "failed" else None
+    """A failed run's categories: its user-defined errors (``raise ErrorCode``) when it has
+    some, as the service reports them, else the classifier's fallback (the mock does not
+    model its keyword rules)."""
+    if record["status"] != "failed":
+        return None
+    declared = [e for e in record.get("errors") or [] if isinstance(e, dict) and e.get("error_type") == "USER_DEFINED_ERROR"]
+    if declared:
+        return [{"category": e.get("error_code"), "confidence_float": e.get("confidence_float", 1.0),
+                 "reasoning": e.get("reasoning")} for e in declared]
+    return [dict(c) for c in UNKNOWN_FAILURE]
 
 
 def rebuilt_request(record: dict[str, Any]) -> dict[str, Any]:
