@@ -265,3 +265,14 @@ def test_failure_category_is_the_declared_error_codes_else_the_classifiers_fallb
         {"category": "NOT_FOUND", "confidence_float": 1.0, "reasoning": "record 42 missing"}]
     assert status_reply({**base, "errors": []})["failure_category"] == UNKNOWN_FAILURE
     assert status_reply({**base, "status": "terminated", "errors": [declared]})["failure_category"] is None
+
+
+def test_serve_refuses_a_bad_stubs_directory_with_a_usage_error(tmp_path):
+    from click.testing import CliRunner
+
+    from wflint.server.cli import serve
+
+    (tmp_path / "broken.yaml").write_text("blocks: [not, a, mapping]\n")
+    result = CliRunner().invoke(serve, ["--stubs", str(tmp_path), "--api-key", "k=o_1", "--port", "0"])
+    assert result.exit_code == 2
+    assert "--stubs" in result.output and "blocks must be an object keyed by block label" in result.output
