@@ -276,3 +276,34 @@ def test_serve_refuses_a_bad_stubs_directory_with_a_usage_error(tmp_path):
     result = CliRunner().invoke(serve, ["--stubs", str(tmp_path), "--api-key", "k=o_1", "--port", "0"])
     assert result.exit_code == 2
     assert "--stubs" in result.output and "blocks must be an object keyed by block label" in result.output
+
+
+def test_loop_children_are_nested_under_their_loop_row_with_index_and_value():
+    def loop_engine(request, case, *, release="1.0.56", network=True, on_block=None):
+        rows = [{"label": "each", "block_type": "for_loop", "status": "running", "parent": None},
+                {"label": "body", "block_type": "code", "status": "running", "parent": "each", "index": 0,
+                 "value": {"id": 1}},
+                {"label": "body", "block_type": "code", "status": "completed", "parent": "each", "index": 0,
+                 "value": {"id": 1}, "output": {"x": 1}},
+                {"label": "body", "block_type": "code", "status": "running", "parent": "each", "index": 1, "value": 2},
+                {"label": "body", "block_type": "code", "status": "completed", "parent": "each", "index": 1,
+                 "value": 2, "output": {"x": 2}},
+                {"label": "each", "block_type": "for_loop", "status": "completed", "parent": None, "output": []}]
+        for row in rows:
+            on_block(row)
+        return {"name": case["name"], "status": "completed", "failure_reason": None, "errors": [], "outputs": {},
+                "trace": [rows[0] | rows[5], rows[1] | rows[2], rows[3] | rows[4]], "llm_prompts": []}
+
+    c = make_client(make_state(run_executor=loop_engine))
+    body = [{"block_type": "for_loop", "label": "each", "loop_over_parameter_key": "items",
+             "loop_blocks": [{"block_type": "code", "label": "body", "code": "x = 1"}]}]
+    wpid = save(c, blocks=body, params=[{"parameter_type": "workflow", "key": "items",
+                                         "workflow_parameter_type": "json", "default_value": [1, 2]}])
+    run_id = start(c, wpid, parameters={"items": [1, 2]}).json()["run_id"]
+    assert finish(c, run_id)["status"] == "completed"
+    [loop] = c.get(f"/v1/runs/{run_id}/timeline", headers=A).json()
+    assert loop["block"]["label"] == "each" and loop["block"]["status"] == "completed"
+    children = [(k["block"]["current_index"], k["block"]["current_value"], k["block"]["output"]) for k in loop["children"]]
+    assert children == [(1, "2", {"x": 2}), (0, "{'id': 1}", {"x": 1})]  # newest first, values as str()
+    assert all(k["block"]["parent_workflow_run_block_id"] == loop["block"]["workflow_run_block_id"]
+               for k in loop["children"])

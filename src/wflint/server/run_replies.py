@@ -142,7 +142,7 @@ def timeline(record: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[st
     """Block rows as timeline items: children under their parent, newest first at each level."""
     items: dict[str, dict[str, Any]] = {}
     roots: list[dict[str, Any]] = []
-    for row in sorted(rows, key=lambda r: r["created_at"], reverse=True):
+    for row in sorted(rows, key=lambda r: (r["created_at"], r.get("position", 0)), reverse=True):
         block = dict.fromkeys(BLOCK_KEYS)
         block.update({k: (list(v) if isinstance(v, list) else v) for k, v in BLOCK_DEFAULTS.items()})
         block.update({k: row.get(k) for k in BLOCK_KEYS if k in row})
@@ -151,7 +151,7 @@ def timeline(record: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[st
         item = {"type": "block", "attempt": 1, "block": block, "thought": None, "children": [],
                 "created_at": row["created_at"], "modified_at": row["modified_at"]}
         items[row["workflow_run_block_id"]] = item
-    for row in sorted(rows, key=lambda r: r["created_at"], reverse=True):
+    for row in sorted(rows, key=lambda r: (r["created_at"], r.get("position", 0)), reverse=True):
         item = items[row["workflow_run_block_id"]]
         parent = items.get(row.get("parent_workflow_run_block_id") or "")
         (parent["children"] if parent is not None else roots).append(item)
