@@ -25,13 +25,14 @@ from typing import Any, Callable
 from . import run_replies, webhooks
 from .run_engine import EngineMissing, Executor, workflow_request
 from .runstore import FINAL, RunStore
+from .stubs import MAX_DELAY_SECONDS
 
 log = logging.getLogger("wflint.server.runs")
 
 #: runs executing at once (worker threads); more wait their turn in ``created``
 MAX_CONCURRENT_RUNS = 4
-#: a mock-only cap on one block's stubbed delay, so a stub cannot park a worker for hours
-MAX_BLOCK_DELAY_SECONDS = 600.0
+#: threads delivering webhooks apart from the run workers (those of canceled runs)
+WEBHOOK_THREADS = 2
 
 
 class RunCanceled(Exception):
@@ -48,6 +49,9 @@ class RunWorker:
         self._lock = threading.Lock()
         self._done = threading.Condition(self._lock)
         self._pending: set[str] = set()
+        #: webhooks sent apart from a run's worker (cancel), by at most WEBHOOK_THREADS threads
+        self._hooks: "queue.Queue[dict[str, Any]]" = queue.Queue()
+        self._hook_threads: list[threading.Thread] = []
         #: called with the final record once its webhook is delivered (tests wait on it)
         self.on_finished: Callable[[dict[str, Any]], None] | None = None
 
@@ -152,6 +156,24 @@ class RunWorker:
 
     # ------------------------------------------------------------------ webhook
 
+    def deliver_webhook_later(self, record: dict[str, Any]) -> None:
+        """Queue the run's webhook for a background thread (a bounded number of them)."""
+        with self._lock:
+            if len(self._hook_threads) < WEBHOOK_THREADS:
+                thread = threading.Thread(target=self._hook_loop, daemon=True,
+                                          name=f"wflint-webhook-{len(self._hook_threads)}")
+                self._hook_threads.append(thread)
+                thread.start()
+        self._hooks.put(record)
+
+    def _hook_loop(self) -> None:
+        while True:
+            record = self._hooks.get()
+            try:
+                self.deliver_webhook(record)
+            except Exception:  # noqa: BLE001 - one bad delivery must not stop the others
+                log.exception("run %s: webhook delivery failed unexpectedly", record.get("run_id"))
+
     def deliver_webhook(self, record: dict[str, Any]) -> None:
         """Sign and deliver the run's webhook (when it has a URL and a key); record the outcome."""
         url, key = record.get("webhook_url"), record.get("signing_key")
@@ -181,7 +203,7 @@ class BlockRows:
 
     def _delay(self, label: str) -> float:
         value = self.delays.get(label, self.delays.get("*", 0))
-        return min(float(value), MAX_BLOCK_DELAY_SECONDS) if isinstance(value, (int, float)) else 0.0
+        return min(float(value), MAX_DELAY_SECONDS) if isinstance(value, (int, float)) else 0.0
 
     def _canceled(self) -> bool:
         record = self.worker.runs.get(self.run_id)

@@ -9,7 +9,6 @@ a worker takes it on (``run_worker``). Reads only ever show committed state.
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -195,8 +194,7 @@ class Runs:
         if record is not None and record.get("webhook_url"):
             # in the background: the service delivers before answering, but a slow receiver
             # must not hold the request past its time budget
-            threading.Thread(target=self.state.run_worker.deliver_webhook, args=(record,), daemon=True,
-                             name=f"wflint-webhook-{run_id}").start()
+            self.state.run_worker.deliver_webhook_later(record)
 
     # ------------------------------------------------------------------ mock-only stubs
 
