@@ -128,3 +128,23 @@ def test_sigkill_during_runs_loses_no_acknowledged_run_or_status(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_webhook_not_delivered_before_a_stop_is_sent_when_the_store_is_next_served(tmp_path):
+    from run_fakes import Receiver, verify_skyvern_webhook
+
+    db = str(tmp_path / "mock.sqlite")
+    receiver = Receiver()
+    try:
+        c = make_client(make_state(db_path=db, run_executor=FakeEngine()))
+        wpid = c.post("/v1/agents", json={"json_definition": BODY}, headers=A).json()["workflow_permanent_id"]
+        run_id = c.post("/v1/run/agents", json={"agent_id": wpid, "webhook_url": receiver.url + "/h"},
+                        headers=A).json()["run_id"]
+        assert c.app.state.wflint.run_worker.wait(run_id, 20) and len(receiver.wait_for(1)) == 1
+        c.app.state.wflint.runs.update(run_id, {"webhook_failure_reason": None})  # as if killed before recording
+        make_client(make_state(db_path=db, run_executor=FakeEngine()))
+        hooks = receiver.wait_for(2)
+        assert len(hooks) == 2 and verify_skyvern_webhook("key-a", hooks[1]["body"], hooks[1]["headers"])
+        assert json.loads(hooks[1]["body"])["status"] == "completed"
+    finally:
+        receiver.close()

@@ -11,7 +11,8 @@ delivered (``webhooks``) and its outcome recorded.
 A cancel marks the run ``canceled`` (only if it is not final yet); the worker sees it at the
 next block boundary and stops. Runs a killed process left unfinished are started again from
 the beginning when the store is next served (``resume``): their acknowledged ``created`` row
-and every committed status survive, and a run is never lost.
+and every committed status survive, and a run is never lost; a finished run's webhook whose
+delivery has no recorded outcome is sent then.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
 
 from . import run_replies, webhooks
 from .run_engine import EngineMissing, Executor, workflow_request
@@ -52,8 +53,6 @@ class RunWorker:
         #: webhooks sent apart from a run's worker (cancel), by at most WEBHOOK_THREADS threads
         self._hooks: "queue.Queue[dict[str, Any]]" = queue.Queue()
         self._hook_threads: list[threading.Thread] = []
-        #: called with the final record once its webhook is delivered (tests wait on it)
-        self.on_finished: Callable[[dict[str, Any]], None] | None = None
 
     def _start_threads(self) -> None:
         while len(self._threads) < MAX_CONCURRENT_RUNS:
@@ -73,10 +72,13 @@ class RunWorker:
             return len(self._pending)
 
     def resume(self) -> list[str]:
-        """Start again every run a previous process left unfinished; their ids."""
+        """Start again every run a previous process left unfinished, and send the webhooks of
+        finished runs it had not delivered yet; the ids of the runs started again."""
         ids = self.runs.unfinished()
         for run_id in ids:
             self.submit(run_id)
+        for record in self.runs.undelivered():
+            self.deliver_webhook_later(record)
         return ids
 
     def wait(self, run_id: str, timeout: float | None = None) -> bool:
@@ -127,8 +129,6 @@ class RunWorker:
         final = self._set(run_id, {**outcome, "finished_at": _NOW})
         if final is not None:
             self.deliver_webhook(final)
-            if self.on_finished is not None:
-                self.on_finished(self.runs.get(run_id) or final)
 
     def _execute(self, record: dict[str, Any], workflow: dict[str, Any] | None, stubs: dict[str, Any]) -> dict[str, Any]:
         if workflow is None:  # deleted since: the service fails such a run at set-up

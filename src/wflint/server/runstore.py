@@ -93,6 +93,16 @@ class RunStore:
         return [r["run_id"] for r in self.store._query(
             f"SELECT run_id FROM runs WHERE status NOT IN ({placeholders}) ORDER BY created_at, rowid", tuple(FINAL))]
 
+    def undelivered(self) -> list[dict[str, Any]]:
+        """Finished runs with a webhook URL whose delivery has no outcome yet (the process that
+        ran them stopped before it was recorded)."""
+        placeholders = ", ".join("?" for _ in FINAL)
+        rows = self.store._query(
+            f"SELECT record FROM runs WHERE status IN ({placeholders}) "
+            "AND json_extract(record, '$.webhook_url') IS NOT NULL "
+            "AND json_extract(record, '$.webhook_failure_reason') IS NULL ORDER BY created_at, rowid", tuple(FINAL))
+        return [json.loads(r["record"]) for r in rows]
+
     # ------------------------------------------------------------------ block rows
 
     def set_block(self, run_id: str, position: int, row: dict[str, Any]) -> None:
