@@ -59,7 +59,9 @@ def test_an_unfinished_run_is_run_again_when_the_store_is_next_served(tmp_path):
     wpid = c.post("/v1/agents", json={"json_definition": BODY}, headers=A).json()["workflow_permanent_id"]
     c.put(f"/_mock/stubs/{wpid}", json={"delays": {"first": 600}}, headers=A)  # never finishes here
     run_id = c.post("/v1/run/agents", json={"agent_id": wpid}, headers=A).json()["run_id"]
+    deadline = time.monotonic() + 20
     while c.get(f"/v1/runs/{run_id}", headers=A).json()["status"] != "running":
+        assert time.monotonic() < deadline
         time.sleep(0.01)
     runs = c.app.state.wflint.runs
     runs.update(run_id, {"stubs": {}})  # the next process gets no delay

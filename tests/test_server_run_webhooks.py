@@ -59,8 +59,10 @@ def test_the_webhook_of_a_finished_run_verifies_with_the_api_key(client, receive
 
 
 def test_a_canceled_run_sends_its_webhook(client, receiver):
-    run_id = run(client, receiver.url + "/hook", delays={"first": 0.5})
+    run_id = run(client, receiver.url + "/hook", delays={"first": 20})  # a cancel cuts it short
+    deadline = time.monotonic() + 20
     while client.get(f"/v1/runs/{run_id}", headers=A).json()["status"] != "running":
+        assert time.monotonic() < deadline
         time.sleep(0.01)
     client.post(f"/v1/runs/{run_id}/cancel", headers=A)
     hook = receiver.wait_for(1)[0]

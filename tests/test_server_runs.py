@@ -41,6 +41,13 @@ def start(client, wpid, parameters=None, headers=A, **extra):
                        headers=headers)
 
 
+def until_running(client, run_id, headers=A, timeout=20):
+    deadline = time.monotonic() + timeout
+    while client.get(f"/v1/runs/{run_id}", headers=headers).json()["status"] != "running":
+        assert time.monotonic() < deadline, "the run never ran"
+        time.sleep(0.01)
+
+
 def finish(client, run_id, headers=A):
     assert client.app.state.wflint.run_worker.wait(run_id, 20)
     return client.get(f"/v1/runs/{run_id}", headers=headers).json()
@@ -69,10 +76,11 @@ def test_a_run_starts_created_and_completes_with_the_stubbed_outputs(client, eng
 
 def test_statuses_are_seen_changing_while_a_slow_block_runs(client):
     wpid = save(client)
-    client.put(f"/_mock/stubs/{wpid}", json={"delays": {"second": 0.6}}, headers=A)
+    client.put(f"/_mock/stubs/{wpid}", json={"delays": {"second": 1.0}}, headers=A)
     run_id = start(client, wpid).json()["run_id"]
     seen = []
-    while not seen or seen[-1] not in FINAL:
+    deadline = time.monotonic() + 30
+    while (not seen or seen[-1] not in FINAL) and time.monotonic() < deadline:
         status = client.get(f"/v1/runs/{run_id}", headers=A).json()["status"]
         if not seen or seen[-1] != status:
             seen.append(status)
@@ -173,10 +181,9 @@ def test_the_legacy_run_path_takes_data_and_answers_ids(client):
 
 def test_cancel_stops_a_running_run_at_the_next_block(client, engine):
     wpid = save(client)
-    client.put(f"/_mock/stubs/{wpid}", json={"delays": {"first": 0.5}}, headers=A)
+    client.put(f"/_mock/stubs/{wpid}", json={"delays": {"first": 20}}, headers=A)  # a cancel cuts it short
     run_id = start(client, wpid).json()["run_id"]
-    while client.get(f"/v1/runs/{run_id}", headers=A).json()["status"] != "running":
-        time.sleep(0.01)
+    until_running(client, run_id)
     r = client.post(f"/v1/runs/{run_id}/cancel", headers=A)
     assert (r.status_code, r.json()) == (200, None)
     done = finish(client, run_id)

@@ -62,7 +62,7 @@ def test_the_client_runs_a_saved_workflow_polls_it_and_reads_its_outputs(server,
 
     wpid = client.create_workflow(json_definition=DEFINITION).workflow_permanent_id
     httpx.put(f"{server.base}/_mock/stubs/{wpid}", headers={"x-api-key": KEY},
-              json={"blocks": {"read": {"output": {"extracted_information": {"total": 42}}}}, "delays": {"open": 0.3}})
+              json={"blocks": {"read": {"output": {"extracted_information": {"total": 42}}}}, "delays": {"open": 1.5}})
     receiver = Receiver()
     try:
         started = client.run_workflow(agent_id=wpid, parameters={"invoice_id": 7}, webhook_url=receiver.url + "/done")
@@ -97,7 +97,7 @@ def test_the_client_cancels_a_run(server, client):
     import httpx
 
     wpid = client.create_workflow(json_definition=DEFINITION).workflow_permanent_id
-    httpx.put(f"{server.base}/_mock/stubs/{wpid}", headers={"x-api-key": KEY}, json={"delays": {"open": 1}})
+    httpx.put(f"{server.base}/_mock/stubs/{wpid}", headers={"x-api-key": KEY}, json={"delays": {"open": 20}})  # a cancel cuts it short
     run_id = client.run_workflow(agent_id=wpid, parameters={"invoice_id": 1}).run_id
     client.cancel_run(run_id)
     run, _ = poll(client, run_id)

@@ -32,6 +32,8 @@ log = logging.getLogger("wflint.server.runs")
 
 #: runs executing at once (worker threads); more wait their turn in ``created``
 MAX_CONCURRENT_RUNS = 4
+#: how often a delayed block looks for a cancel
+CANCEL_CHECK_SECONDS = 0.1
 #: threads delivering webhooks apart from the run workers (those of canceled runs)
 WEBHOOK_THREADS = 2
 
@@ -209,6 +211,14 @@ class BlockRows:
         record = self.worker.runs.get(self.run_id)
         return record is None or record["status"] in FINAL
 
+    def _pause(self, seconds: float) -> None:
+        """The block's stubbed delay, cut short by a cancel (looked for every tenth of a second)."""
+        until = time.monotonic() + seconds
+        while (left := until - time.monotonic()) > 0:
+            time.sleep(min(left, CANCEL_CHECK_SECONDS))
+            if self._canceled():
+                raise RunCanceled()
+
     def seen(self, report: dict[str, Any]) -> None:
         """``on_block``: a report without a final status opens a row, one with it closes the
         open row of that label (the block's delay passes before it is closed)."""
@@ -220,11 +230,7 @@ class BlockRows:
         if status in (None, "running", "created", "queued") or open_row is None:
             open_row = self._open(report)
         if status not in (None, "running", "created", "queued"):
-            delay = self._delay(label)
-            if delay:
-                time.sleep(delay)
-                if self._canceled():
-                    raise RunCanceled()
+            self._pause(self._delay(label))
             self._close(open_row, report)
 
     def _row(self, report: dict[str, Any]) -> dict[str, Any]:
