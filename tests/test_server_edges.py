@@ -56,14 +56,13 @@ def test_a_port_in_use_is_a_usage_error_before_serving():
     assert "serving" not in r.stdout and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("method, path", [("POST", "/v1/run/workflows"), ("POST", "/v1/run/tasks"),
-                                          ("GET", "/v1/runs/wr_123"), ("POST", "/v1/workflows/run"),
-                                          ("POST", "/api/v1/workflows/wpid_1/run")])
-def test_run_endpoints_say_the_mock_does_not_run_workflows(method, path):
+@pytest.mark.parametrize("method, path", [("POST", "/v1/run/tasks"), ("POST", "/v1/runs/cancel"),
+                                          ("GET", "/v1/runs/wr_1/artifacts"), ("POST", "/v1/workflows/run")])
+def test_unserved_run_endpoints_say_what_the_mock_does_not_have(method, path):
     c = make_client()
     r = c.request(method, path, headers={"x-api-key": "key-a"}, json={"workflow_id": "wpid_1"})
     assert r.status_code == 501
-    assert "does not run them" in r.json()["detail"] and path in r.json()["detail"]
+    assert "has no task runs" in r.json()["detail"] and path in r.json()["detail"]
     assert c.request(method, path, json={}).status_code == 403  # auth still comes first
 
 

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import queries, scripts
+from . import queries, runs as run_routes, scripts
 from .budget import run_in_thread
 from .errors import Reply, detail, missing_body, shape_l
 from .ids import idempotent_wpid
@@ -242,8 +242,8 @@ async def create_script(request: Request) -> Response:
 
 # --------------------------------------------------------------------------- runs
 
-NO_RUNS = ("wflint serve is a mock of the workflow API: it stores and validates workflows but does not run "
-           "them, so it has no runs, tasks or run status ({method} {path} is not implemented)")
+NO_RUNS = ("wflint serve is a mock of the workflow API: it stores, validates and runs workflows, but has no "
+           "task runs, run lists, bulk cancel or artifacts ({method} {path} is not implemented)")
 #: the service's run endpoints (what the official client and CLI call to run a workflow or task)
 RUN_PATHS = ["/v1/run/workflows", "/v1/run/agents", "/v1/run/tasks", "/v1/run/tasks/login",
              "/v1/run/tasks/download_files", "/v1/runs", "/v1/runs/cancel", "/v1/runs/{run_id}",
@@ -307,8 +307,14 @@ def _routes() -> list[Route]:
     add(["/v1/scripts", "/v1/scripts/"], create_script, "POST")
     add(["/healthz"], healthz, "GET")
     add(["/openapi.json"], openapi, "GET")
+    served: dict[str, dict[str, Handler]] = {}
+    for paths, method, handler in run_routes.routes(offload, _json_body, authenticate):
+        for p in paths:
+            served.setdefault(p, {})[method] = handler
     # before the workflow routes: POST /v1/workflows/run must not read as an update of "run"
-    runs = [Route(p, endpoint_raw(not_running), methods=["GET", "POST"]) for p in RUN_PATHS]
+    # the unserved ones first: POST /v1/runs/cancel must not read as /v1/runs/{run_id}
+    runs = [Route(p, endpoint_raw(not_running), methods=["GET", "POST"]) for p in RUN_PATHS if p not in served]
+    runs += [Route(p, _dispatch(h), methods=ANY_METHOD) for p, h in served.items()]
     return runs + [Route(path, _dispatch(handlers), methods=ANY_METHOD) for path, handlers in by_path.items()]
 
 

@@ -61,12 +61,14 @@ def _target(version: str | None) -> str | None:
               help="Raise or lower a limit on hostile requests (body-bytes, depth, alias-nodes, alias-chars, loop-depth, "
                    "string-chars, search-chars, request-seconds, request-threads, heavy-workers, header-seconds, body-seconds, "
                    "connections; defaults in docs/mock.md). Repeatable.")
+@click.option("--stubs", "stubs_dir", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Directory of stub tables for runs (DIR/<workflow id or title>.json|yaml; see docs/mock-runs.md).")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], api_key_file: str | None,
           seeds: tuple[str, ...], seed_strict: bool, strict: bool, credentials: tuple[str, ...], folders: tuple[str, ...],
           browser_type_supported: bool, blocked_hosts: tuple[str, ...], limit_specs: tuple[str, ...],
-          log_level: str, target_version: str | None = None) -> None:
+          log_level: str, target_version: str | None = None, stubs_dir: str | None = None) -> None:
     """Serve a mock of the Skyvern workflow and script API on a local store."""
     import uvicorn
 
@@ -88,8 +90,13 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
                           browser_type_supported=browser_type_supported,
                           credentials=frozenset(credentials), folders=_folders(folders),
                           blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts), limits=limits,
-                          target_version=_target(target_version))
-    state = ServerState(config)
+                          target_version=_target(target_version), stubs_dir=stubs_dir)
+    from .stubs import StubError
+
+    try:
+        state = ServerState(config)
+    except StubError as exc:
+        raise click.BadParameter(str(exc), param_hint="--stubs") from None
     if keys.generated:
         click.echo(f"development API key: {keys.generated} (organization {keys.orgs_by_key[keys.generated]})")
     if seeds:

@@ -70,6 +70,11 @@ def shape_s(exc: ValidationError) -> Reply:
     return Reply(422, {"detail": shape_s_text(exc)})
 
 
+def not_found(wpid: str) -> str:
+    """The service's message for a workflow the organization does not have."""
+    return f"Workflow not found. workflow_permanent_id={wpid}"
+
+
 def missing_body() -> Reply:
     return Reply(422, {"detail": [{"type": "missing", "loc": ["body"], "msg": "Field required", "input": None}]})
 

@@ -50,6 +50,8 @@ class ServerLimits:
     connections: int = 512
     #: requests that create or update (CPU-heavy) running at once; more wait their turn
     heavy_workers: int = 2
+    #: runs accepted and not finished (waiting or running); a start past it is answered 429
+    queued_runs: int = 1000
 
     def with_values(self, specs: list[str] | tuple[str, ...]) -> "ServerLimits":
         """A copy with ``NAME=N`` specs applied (``-`` or ``_`` in names); ValueError on a bad one."""

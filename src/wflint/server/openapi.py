@@ -41,6 +41,7 @@ _STATUSES = {
     "409": "Concurrent update, or an idempotent create still in progress",
     "413": "Body larger than the body-bytes limit",
     "422": "Validation error, or over one of the mock's limits",
+    "429": "Over the queued-runs limit (Retry-After)",
     "503": "Over the request-seconds budget; nothing was stored (Retry-After)",
 }
 
@@ -107,6 +108,11 @@ def document() -> dict[str, Any]:
     paths["/v1/scripts"] = {"post": _op("Create script", "400 403 404 413 422 503", body=names["script"],
                                         reply={"$ref": REF.format(model="ScriptSummary")})}
     paths["/healthz"] = {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}}
+    from .runs import openapi_paths
+
+    run_schemas, run_paths = openapi_paths(_op, REF)
+    schemas.update(run_schemas)
+    paths.update(run_paths)
     return {
         "openapi": "3.1.0",
         "info": {"title": "wflint serve: mock of the Skyvern workflow service", "version": "1.0.56"},

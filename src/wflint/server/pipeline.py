@@ -19,7 +19,7 @@ from ..workflow.sanitizer import sanitize
 from ..checks.service_checks import normalize_credential_ids
 from . import engine_bridge, models
 from .budget import check_budget
-from .errors import Reply, detail, missing_body, shape_l, shape_s
+from .errors import Reply, detail, missing_body, not_found, shape_l, shape_s
 from .limits import ServerLimits
 from .state import ServerState
 from .webhook import webhook_url_error
@@ -28,10 +28,6 @@ from .yamlload import YamlLimitError, YamlSyntaxError, load_definition
 from .intake import MISSING
 
 NO_DEFINITION = "Invalid workflow definition. Workflow should be provided in either yaml or json format."
-
-
-def not_found(wpid: str) -> str:
-    return f"Workflow not found. workflow_permanent_id={wpid}"
 
 
 # --------------------------------------------------------------------------- stages A5 and B

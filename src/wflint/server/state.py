@@ -6,7 +6,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterator
+from typing import Any, Iterator
 
 from .auth import ApiKeys
 from .errors import detail
@@ -34,6 +34,10 @@ class ServerConfig:
     target_version: str | None = None
     #: body size, nesting, alias expansion, time budget (``--limit NAME=N``)
     limits: ServerLimits = field(default_factory=ServerLimits)
+    #: --stubs DIR: stub tables for runs, by workflow permanent id or title
+    stubs_dir: str | None = None
+    #: what executes runs (``run_engine.Executor``); None: wflint's engine
+    run_executor: Any = None
 
 
 class ServerState:
@@ -47,6 +51,25 @@ class ServerState:
         self.heavy_gate = threading.Semaphore(config.limits.heavy_workers)
         #: slots for request threads of every kind, held until each thread ends
         self.thread_slots = threading.Semaphore(config.limits.request_threads)
+
+        self._start_runs()
+
+    def _start_runs(self) -> None:
+        """Runs: their tables, the stubs, the worker; unfinished runs of a previous process resume."""
+        from .run_engine import engine_executor
+        from .run_worker import RunWorker
+        from .runs import Runs
+        from .runstore import RunStore
+        from .stubs import StubDirectory
+
+        from ..model.releases import NEWEST
+
+        self.release = self.config.target_version or NEWEST
+        self.runs = RunStore(self.store)
+        self.stub_directory = StubDirectory.read(self.config.stubs_dir) if self.config.stubs_dir else None
+        self.run_worker = RunWorker(self, self.runs, self.config.run_executor or engine_executor)
+        self.runs_api = Runs(self)
+        self.run_worker.resume()
 
     def new_id(self, prefix: str) -> str:
         return self.ids.new(prefix)

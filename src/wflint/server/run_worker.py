@@ -1,0 +1,289 @@
+"""Executing runs in the background, as the service's ``BackgroundTaskExecutor`` does.
+
+The start request answers once the ``created`` run is committed; a worker thread then takes
+the run through ``queued`` and ``running`` to its final status, running the workflow version
+the run started on through the engine (``run_engine``) with the stubs recorded on the run.
+Each block row is written as the engine reports it (``on_block``), after the block's delay
+if the stubs ask for one, so a client polling the run or its timeline sees it progress. The
+final status, output and errors are one transaction; then the webhook, if any, is signed and
+delivered (``webhooks``) and its outcome recorded.
+
+A cancel marks the run ``canceled`` (only if it is not final yet); the worker sees it at the
+next block boundary and stops. Runs a killed process left unfinished are started again from
+the beginning when the store is next served (``resume``): their acknowledged ``created`` row
+and every committed status survive, and a run is never lost; a finished run's webhook whose
+delivery has no recorded outcome is sent then.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Any
+
+from . import run_replies, webhooks
+from .run_engine import EngineMissing, Executor, workflow_request
+from .runstore import FINAL, RunStore
+from .stubs import MAX_DELAY_SECONDS
+
+log = logging.getLogger("wflint.server.runs")
+
+#: runs executing at once (worker threads); more wait their turn in ``created``
+MAX_CONCURRENT_RUNS = 4
+#: how often a delayed block looks for a cancel
+CANCEL_CHECK_SECONDS = 0.1
+#: threads delivering webhooks apart from the run workers (those of canceled runs)
+WEBHOOK_THREADS = 2
+
+
+class RunCanceled(Exception):
+    """Raised through the engine from ``on_block`` when the run was canceled meanwhile."""
+
+
+class RunWorker:
+    def __init__(self, state: Any, runs: RunStore, executor: Executor) -> None:
+        self.state = state
+        self.runs = runs
+        self.executor = executor
+        self._queue: "queue.Queue[str]" = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._done = threading.Condition(self._lock)
+        self._pending: set[str] = set()
+        #: webhooks sent apart from a run's worker (cancel), by at most WEBHOOK_THREADS threads
+        self._hooks: "queue.Queue[dict[str, Any]]" = queue.Queue()
+        self._hook_threads: list[threading.Thread] = []
+
+    def _start_threads(self) -> None:
+        while len(self._threads) < MAX_CONCURRENT_RUNS:
+            thread = threading.Thread(target=self._loop, daemon=True, name=f"wflint-run-{len(self._threads)}")
+            self._threads.append(thread)
+            thread.start()
+
+    def submit(self, run_id: str) -> None:
+        with self._lock:
+            self._pending.add(run_id)
+            self._start_threads()
+        self._queue.put(run_id)
+
+    def pending(self) -> int:
+        """Runs accepted and not finished yet (queued or executing)."""
+        with self._lock:
+            return len(self._pending)
+
+    def resume(self) -> list[str]:
+        """Start again every run a previous process left unfinished, and send the webhooks of
+        finished runs it had not delivered yet; the ids of the runs started again."""
+        ids = self.runs.unfinished()
+        for run_id in ids:
+            self.submit(run_id)
+        for record in self.runs.undelivered():
+            self.deliver_webhook_later(record)
+        return ids
+
+    def wait(self, run_id: str, timeout: float | None = None) -> bool:
+        """Until the run's work (execution and webhook) is done; False on timeout."""
+        with self._done:
+            return self._done.wait_for(lambda: run_id not in self._pending, timeout)
+
+    def _loop(self) -> None:
+        while True:
+            run_id = self._queue.get()
+            try:
+                self._run_safely(run_id)
+            finally:
+                with self._done:
+                    self._pending.discard(run_id)
+                    self._done.notify_all()
+
+    # ------------------------------------------------------------------ one run
+
+    def _run_safely(self, run_id: str) -> None:
+        try:
+            self._run(run_id)
+        except Exception:  # noqa: BLE001 - a worker must never die silently with a run half-done
+            log.exception("run %s: unexpected error", run_id)
+            now = self.state.now()
+            self.runs.update(run_id, {"status": "failed", "failure_reason": "wflint serve: unexpected error while "
+                                      "running the workflow (see the server log)", "modified_at": now,
+                                      "finished_at": now}, unless_final=True)
+
+    def _set(self, run_id: str, change: dict[str, Any]) -> dict[str, Any] | None:
+        now = self.state.now()
+        return self.runs.update(run_id, {"modified_at": now, **{k: (now if v is _NOW else v) for k, v in change.items()}},
+                                unless_final=True)
+
+    def _run(self, run_id: str) -> None:
+        record = self.runs.get(run_id)
+        if record is None or record["status"] in FINAL:
+            return
+        self.runs.replace_blocks(run_id, [])  # a resumed run starts again from the beginning
+        if self._set(run_id, {"status": "queued", "queued_at": _NOW, "started_at": None}) is None:
+            return
+        workflow = self.state.store.version(record["organization_id"], record["workflow_permanent_id"],
+                                            record["workflow_version"])
+        stubs = record.get("stubs") or {}
+        if self._set(run_id, {"status": "running", "started_at": _NOW}) is None:
+            return
+        outcome = self._execute(record, workflow, stubs)
+        final = self._set(run_id, {**outcome, "finished_at": _NOW})
+        if final is not None:
+            self.deliver_webhook(final)
+
+    def _execute(self, record: dict[str, Any], workflow: dict[str, Any] | None, stubs: dict[str, Any]) -> dict[str, Any]:
+        if workflow is None:  # deleted since: the service fails such a run at set-up
+            return {"status": "failed", "failure_reason": f"Workflow not found. workflow_permanent_id="
+                                                          f"{record['workflow_permanent_id']}"}
+        blocks = BlockRows(self, record, workflow, stubs.get("delays") or {})
+        case = {k: v for k, v in stubs.items() if k != "delays"}
+        case.setdefault("name", record["run_id"])
+        case["parameters"] = record["parameters"]
+        try:
+            result = self.executor(workflow_request(workflow), case, release=self.state.release,
+                                   network=True, on_block=blocks.seen)
+        except RunCanceled:
+            return {"status": "canceled"}
+        except EngineMissing as exc:
+            return {"status": "failed", "failure_reason": str(exc)}
+        if "http_status" in result:  # refused before it started (the start request checks these first)
+            body = result.get("body")
+            reason = body.get("detail") if isinstance(body, dict) else body
+            return {"status": "failed", "failure_reason": f"Setup workflow failed. failure reason: {reason}"}
+        blocks.settle(result.get("trace") or [])
+        output = result.get("outputs")
+        return {"status": result.get("status") or "failed", "failure_reason": result.get("failure_reason"),
+                "errors": list(result.get("errors") or []), "output": output if output else None}
+
+    # ------------------------------------------------------------------ webhook
+
+    def deliver_webhook_later(self, record: dict[str, Any]) -> None:
+        """Queue the run's webhook for a background thread (a bounded number of them)."""
+        with self._lock:
+            if len(self._hook_threads) < WEBHOOK_THREADS:
+                thread = threading.Thread(target=self._hook_loop, daemon=True,
+                                          name=f"wflint-webhook-{len(self._hook_threads)}")
+                self._hook_threads.append(thread)
+                thread.start()
+        self._hooks.put(record)
+
+    def _hook_loop(self) -> None:
+        while True:
+            record = self._hooks.get()
+            try:
+                self.deliver_webhook(record)
+            except Exception:  # noqa: BLE001 - one bad delivery must not stop the others
+                log.exception("run %s: webhook delivery failed unexpectedly", record.get("run_id"))
+
+    def deliver_webhook(self, record: dict[str, Any]) -> None:
+        """Sign and deliver the run's webhook (when it has a URL and a key); record the outcome."""
+        url, key = record.get("webhook_url"), record.get("signing_key")
+        if not url or not key:
+            return
+        hook = webhooks.sign(url, run_replies.webhook_payload(record), key)
+        reason = webhooks.deliver(hook)
+        self.runs.update(record["run_id"], {"webhook_failure_reason": reason, "modified_at": self.state.now()})
+
+
+class _Now:
+    """Marks a timestamp field to be stamped in the same write."""
+
+
+_NOW = _Now()
+
+
+class BlockRows:
+    """The engine's block reports as the run's stored block rows."""
+
+    def __init__(self, worker: RunWorker, record: dict[str, Any], workflow: dict[str, Any],
+                 delays: dict[str, Any]) -> None:
+        self.worker, self.run_id = worker, record["run_id"]
+        self.delays = delays
+        self.definitions = _blocks_by_label((workflow.get("workflow_definition") or {}).get("blocks") or [])
+        self.rows: list[dict[str, Any]] = []
+
+    def _delay(self, label: str) -> float:
+        value = self.delays.get(label, self.delays.get("*", 0))
+        return min(float(value), MAX_DELAY_SECONDS) if isinstance(value, (int, float)) else 0.0
+
+    def _canceled(self) -> bool:
+        record = self.worker.runs.get(self.run_id)
+        return record is None or record["status"] in FINAL
+
+    def _pause(self, seconds: float) -> None:
+        """The block's stubbed delay, cut short by a cancel (looked for every tenth of a second)."""
+        until = time.monotonic() + seconds
+        while (left := until - time.monotonic()) > 0:
+            time.sleep(min(left, CANCEL_CHECK_SECONDS))
+            if self._canceled():
+                raise RunCanceled()
+
+    def seen(self, report: dict[str, Any]) -> None:
+        """``on_block``: a report without a final status opens a row, one with it closes the
+        open row of that label (the block's delay passes before it is closed)."""
+        if self._canceled():
+            raise RunCanceled()
+        label = report.get("label")
+        status = report.get("status")
+        open_row = next((r for r in reversed(self.rows) if r["label"] == label and r["status"] == "running"), None)
+        if status in (None, "running", "created", "queued") or open_row is None:
+            open_row = self._open(report)
+        if status not in (None, "running", "created", "queued"):
+            self._pause(self._delay(label))
+            self._close(open_row, report)
+
+    def _row(self, report: dict[str, Any]) -> dict[str, Any]:
+        label = report.get("label")
+        definition = self.definitions.get(label, {})
+        parent = next((r for r in reversed(self.rows) if r["label"] == report.get("parent")), None)
+        value = report.get("value")
+        now = self.worker.state.now()
+        return {"workflow_run_block_id": self.worker.state.new_id("wrb"), "label": label,
+                "block_type": report.get("block_type") or definition.get("block_type"), "status": "running",
+                "parent_workflow_run_block_id": parent["workflow_run_block_id"] if parent else None,
+                "continue_on_failure": bool(definition.get("continue_on_failure")),
+                "current_index": report.get("index"), "current_value": None if value is None else str(value),
+                "created_at": now, "modified_at": now}
+
+    def _open(self, report: dict[str, Any]) -> dict[str, Any]:
+        row = self._row(report)
+        row["position"] = len(self.rows)
+        self.rows.append(row)
+        self.worker.runs.set_block(self.run_id, row["position"], row)
+        return row
+
+    def _close(self, row: dict[str, Any], report: dict[str, Any]) -> None:
+        row.update({"status": report.get("status"), "output": report.get("output"),
+                    "failure_reason": report.get("failure_reason"), "modified_at": self.worker.state.now()})
+        self.worker.runs.set_block(self.run_id, row["position"], row)
+
+    def settle(self, trace: list[dict[str, Any]]) -> None:
+        """The engine's final trace is the authority: rows it reports that ``on_block`` did not
+        (or reported differently) are written from it, in start order."""
+        if not trace:
+            return
+        rows = []
+        for i, item in enumerate(trace):
+            row = self.rows[i] if i < len(self.rows) and self.rows[i]["label"] == item.get("label") else None
+            if row is None:
+                row = self._row(item)
+            parent = next((r for r in reversed(rows) if r["label"] == item.get("parent")), None)
+            row.update({"status": item.get("status"), "output": item.get("output"),
+                        "failure_reason": item.get("failure_reason"), "position": i,
+                        "parent_workflow_run_block_id": parent["workflow_run_block_id"] if parent else None})
+            rows.append(row)
+        self.rows = rows
+        self.worker.runs.replace_blocks(self.run_id, rows)
+
+
+def _blocks_by_label(blocks: list[Any]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    stack = list(blocks)
+    while stack:
+        block = stack.pop()
+        if isinstance(block, dict):
+            if isinstance(block.get("label"), str):
+                out[block["label"]] = block
+            stack.extend(block.get("loop_blocks") or [])
+    return out
