@@ -49,3 +49,46 @@ def test_the_collector_runs_again_after_a_check():
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
+
+
+PROBE = """
+import contextlib, io, sys
+from wflint.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(" ".join(sorted(m for m in sys.modules if m in {WATCHED!r})))
+"""
+WATCHED = {"pathspec", "traceback", "xml.etree.ElementTree", "wflint.report.formats.junit",
+           "wflint.report.formats.full", "wflint.report.formats.json_format"}
+
+
+def _loaded(tmp_path: Path, *args: str) -> set[str]:
+    import subprocess
+    import sys
+
+    code = PROBE.replace("{WATCHED!r}", repr(WATCHED))
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=tmp_path)
+    return set(out.stdout.split())
+
+
+def test_a_one_file_check_imports_only_its_format_and_no_glob_matcher(tmp_path):
+    # no configuration with globs, a file named on the command line: nothing to match
+    loaded = _loaded(tmp_path, "check", str(VALID[0]))
+    assert loaded == {"wflint.report.formats.full"}
+    assert _loaded(tmp_path, "check", "--format", "json", str(VALID[0])) == {"wflint.report.formats.json_format"}
+
+
+def test_globs_and_gitignore_still_match(tmp_path, monkeypatch):
+    from wflint.config import Config
+    from wflint.discovery import discover
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("ignored.yaml\n")
+    for name in ("kept.yaml", "ignored.yaml", "drafted.yaml"):
+        (tmp_path / name).write_bytes(VALID[0].read_bytes())
+    monkeypatch.chdir(tmp_path)  # globs are relative to the working directory without a config file
+    found = discover([tmp_path], Config(exclude=["drafted.yaml"], source=None))
+    assert sorted(c.path.name for c in found.candidates) == ["kept.yaml"]

@@ -27,9 +27,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
-
-import pathspec
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .config import Config
 from .document.limits import DEFAULT as DEFAULT_LIMITS
@@ -39,6 +37,28 @@ WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
 SKIPPED_DIRS = ("node_modules", "__pycache__")
 #: files larger than this are reported instead of parsed (a definition is a few KB)
 MAX_FILE_BYTES = DEFAULT_LIMITS.file_bytes  # the default of the 'file-bytes' limit
+
+if TYPE_CHECKING:
+    import pathspec
+
+
+class _NoPatterns:
+    """What a spec of no patterns answers: nothing matches."""
+
+    @staticmethod
+    def match_file(_path: str) -> bool:
+        return False
+
+
+def _spec(lines: list[str]) -> "pathspec.GitIgnoreSpec | _NoPatterns":
+    """A gitignore-style spec of ``lines``. pathspec is imported only when there are patterns
+    to match: a check of files named on the command line, with no globs configured, never
+    needs it (importing it was a tenth of a one-file check's start-up)."""
+    if not lines:
+        return _NoPatterns()
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 @dataclass(frozen=True)
@@ -73,9 +93,9 @@ class Globs:
 
     def __init__(self, config: Config, base: Path):
         self.base = base
-        self.include = pathspec.GitIgnoreSpec.from_lines(config.include)
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
-        self.per_file = [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
+        self.include = _spec(config.include)
+        self.exclude = _spec(config.exclude)
+        self.per_file = [(_spec([pattern]), codes)
                          for pattern, codes in config.per_file_ignores.items()]
 
     def relative(self, path: Path) -> str | None:
@@ -133,6 +153,8 @@ class _GitIgnores:
         if directory not in self._specs:
             try:
                 lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+                import pathspec
+
                 self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines)
             except OSError:
                 self._specs[directory] = None
