@@ -26,7 +26,7 @@ def _engine_evaluate() -> Any:
         from ..engine import evaluate  # type: ignore[attr-defined]
 
         return evaluate
-    except ModuleNotFoundError:
+    except ImportError:  # no engine package, or one without evaluate (the run-time facts only)
         pass
     try:
         from ..api import evaluate
