@@ -8,6 +8,7 @@ with the model checks only.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ class EngineResult:
     errors: list[Diagnostic] = field(default_factory=list)
 
 
+@functools.cache  # a failed 'from .. import' searches the disk again on every call
 def _engine_evaluate() -> Any:
     try:
         from ..engine import evaluate  # type: ignore[attr-defined]
