@@ -317,7 +317,15 @@ def guess_block_type(data: dict[str, Any], rel: model.Release = model.NEWEST_REL
 def modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     """Every object of the request whose declaration is known, as (path, data, ObjectModel):
     the request, the definition, each parameter and block (by its type), and the nested
-    objects they reach through ``Ref`` fields (branches, criteria, retry rules ...)."""
+    objects they reach through ``Ref`` fields (branches, criteria, retry rules ...). Computed
+    once per workflow (several rules walk it): treat the list as read-only."""
+    cached = wf.cache.get("modeled_objects")
+    if cached is None:
+        cached = wf.cache["modeled_objects"] = _modeled_objects(wf)
+    return cached
+
+
+def _modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     from ..model import types as t
 
     out: list[tuple[Path, dict[str, Any], Any]] = []
