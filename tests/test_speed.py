@@ -92,3 +92,16 @@ def test_globs_and_gitignore_still_match(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # globs are relative to the working directory without a config file
     found = discover([tmp_path], Config(exclude=["drafted.yaml"], source=None))
     assert sorted(c.path.name for c in found.candidates) == ["kept.yaml"]
+
+
+def test_positions_are_worked_out_when_read_and_equal_the_source_positions():
+    from wflint.document.parse import parse
+    from wflint.document.source import SourceFile
+
+    for text, path in (("a: [1, {b: x}]\nc: |\n  text\n", "f.yaml"), ('{"a": [1, {"b": "x"}], "c": null}', "f.json")):
+        source = SourceFile(text, path)
+        root = parse(source).root
+        nodes = list(root.walk())
+        assert all(isinstance(n._start, int) and isinstance(n._end, int) for n in nodes)  # none made yet
+        for n in nodes:
+            assert (n.start, n.end) == (source.pos(n._start.offset), source.pos(n._end.offset))
