@@ -105,3 +105,17 @@ def test_positions_are_worked_out_when_read_and_equal_the_source_positions():
         assert all(isinstance(n._start, int) and isinstance(n._end, int) for n in nodes)  # none made yet
         for n in nodes:
             assert (n.start, n.end) == (source.pos(n._start.offset), source.pos(n._end.offset))
+
+
+def test_an_embedded_document_maps_its_offsets_only_when_a_position_is_read():
+    from wflint.document.parse import parse, parse_embedded
+    from wflint.document.source import SourceFile
+
+    text = 'yaml_definition: "title: t\\nworkflow_definition:\\n  blocks: []\\n"\n'
+    outer = SourceFile(text, "body.yaml")
+    holder = parse(outer).root.get("yaml_definition")
+    inner = parse_embedded(outer, holder)
+    assert callable(inner.source._inner_to_outer)  # not made yet
+    blocks = inner.root.get("workflow_definition").get("blocks")
+    assert (blocks.start.line, blocks.start.col) == (1, 61)  # `[]`, past the escaped line breaks
+    assert isinstance(inner.source._inner_to_outer, list)
