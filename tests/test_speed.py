@@ -119,3 +119,33 @@ def test_an_embedded_document_maps_its_offsets_only_when_a_position_is_read():
     blocks = inner.root.get("workflow_definition").get("blocks")
     assert (blocks.start.line, blocks.start.col) == (1, 61)  # `[]`, past the escaped line breaks
     assert isinstance(inner.source._inner_to_outer, list)
+
+
+def _body(title: str) -> dict:
+    return {"json_definition": {"title": title, "workflow_definition": {
+        "parameters": [], "blocks": [{"block_type": "wait", "label": "pause", "wait_sec": 2}]}}}
+
+
+def test_the_mock_list_page_is_rendered_once_per_store_state_and_follows_every_write():
+    import json
+
+    from starlette.datastructures import QueryParams
+
+    from wflint.server import queries
+    from wflint.server.testing import make_client, make_state
+
+    state = make_state(keys=("k=o_1",))
+    client = make_client(state)
+    headers = {"x-api-key": "k"}
+    ids = [client.post("/v1/workflows", json=_body(f"flow {i}"), headers=headers).json()["workflow_permanent_id"]
+           for i in range(3)]
+    first = client.get("/v1/workflows?page_size=2", headers=headers)
+    expected = json.dumps(queries.list_workflows(state, "o_1", QueryParams("page_size=2")), ensure_ascii=False,
+                          allow_nan=False, separators=(",", ":"))
+    assert first.content.decode() == expected
+    assert client.get("/v1/workflows?page_size=2", headers=headers).content == first.content
+    client.post(f"/v1/workflows/{ids[2]}", json=_body("renamed"), headers=headers)
+    titles = [w["title"] for w in client.get("/v1/workflows?page_size=2", headers=headers).json()]
+    assert titles[0] == "renamed"
+    assert client.post(f"/v1/workflows/{ids[2]}/delete", headers=headers).status_code == 200
+    assert ids[2] not in [w["workflow_permanent_id"] for w in client.get("/v1/workflows", headers=headers).json()]

@@ -4,7 +4,7 @@ the service's (422 list form located at ``["query", name, ...]``)."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -104,6 +104,20 @@ def _matches(listed: Listed, term: str, like: LikeMatcher, folders: Mapping[str,
 
 
 def list_workflows(state: ServerState, organization_id: str, params: Any) -> list[dict[str, Any]]:
+    select = _list_page(state, organization_id, params)
+    return [present(doc, listed=True) for doc in state.store.documents(select())]
+
+
+def list_workflows_json(state: ServerState, organization_id: str, params: Any,
+                        dumps: Callable[[Any], str]) -> str:
+    """The list reply as ``dumps`` renders it, each workflow on the page rendered once per
+    store generation (``Store.rendered``): the JSON of a list is its items' JSON joined."""
+    select = _list_page(state, organization_id, params)
+    return "[" + ",".join(state.store.rendered(select, lambda doc: dumps(present(doc, listed=True)))) + "]"
+
+
+def _list_page(state: ServerState, organization_id: str, params: Any) -> Callable[[], list[Listed]]:
+    """The query's checks (400s raised here), and the function that selects its page."""
     q = parse_query(ListQuery, params)
     if q.only_saved_tasks and q.only_workflows:
         raise detail(400, "only_saved_tasks and only_workflows cannot be used together")
@@ -111,18 +125,23 @@ def list_workflows(state: ServerState, organization_id: str, params: Any) -> lis
     if q.template:
         if tags:
             raise detail(400, "tags filter is not supported with template=true")
-        return []  # the mock has no global templates
+        return list  # the mock has no global templates
     if q.only_templates or tags:
-        return []  # the mock has no org templates and no tags
+        return list  # the mock has no org templates and no tags
     statuses = [s.value for s in q.status] if q.status else list(DEFAULT_STATUSES)
     saved = True if q.only_saved_tasks else False if q.only_workflows else None
-    rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved, folder_id=q.folder_id)
-    term = q.search_key or q.title
-    if term:
-        like = LikeMatcher(term)
-        rows = [r for r in rows if _matches(r, term, like, state.config.folders)]
-    start = (q.page - 1) * q.page_size
-    return [present(doc, listed=True) for doc in state.store.documents(rows[start:start + q.page_size])]
+
+    def select() -> list[Listed]:
+        rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved,
+                                          folder_id=q.folder_id)
+        term = q.search_key or q.title
+        if term:
+            like = LikeMatcher(term)
+            rows = [r for r in rows if _matches(r, term, like, state.config.folders)]
+        start = (q.page - 1) * q.page_size
+        return rows[start:start + q.page_size]
+
+    return select
 
 
 # --------------------------------------------------------------------------- one workflow
