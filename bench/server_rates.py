@@ -6,7 +6,9 @@ Starts ``python -m wflint.server`` on a free 127.0.0.1 port (in-memory store), c
 ``--workflows`` workflows, then for ``--seconds`` each runs list calls (``page_size=10``,
 plus a ``search_key`` list) and update calls from one client, and prints requests per second
 and the p50/p99 latency of each. One client, so the figures measure the server's per-request
-cost rather than the machine's parallelism.
+cost rather than the machine's parallelism. On a shared machine the wall-clock rate moves
+with the other users' load; the server's own CPU time per request (read from ``/proc``) does
+not, so it is printed too, with the rate that CPU time alone would allow.
 """
 
 from __future__ import annotations
@@ -55,12 +57,23 @@ def start(port: int) -> subprocess.Popen:
     raise SystemExit("server did not start")
 
 
+#: one entry per request made, to count them across measures
+CALLS: list[None] = []
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the server process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(client: httpx.Client, seconds: float, call) -> tuple[float, float, float]:
     times = []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         t0 = time.perf_counter()
         r = call(client)
+        CALLS.append(None)
         times.append(time.perf_counter() - t0)
         if r.status_code != 200:
             raise SystemExit(f"unexpected {r.status_code}: {r.text[:200]}")
@@ -86,8 +99,11 @@ def main() -> None:
                                                                  json=body("updated")),
             }
             for name, call in calls.items():
+                cpu0, count0 = server_cpu(proc.pid), len(CALLS)
                 rate, p50, p99 = measure(c, args.seconds, call)
-                print(f"{name:12s} {rate:7.1f} req/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms")
+                cpu_ms = (server_cpu(proc.pid) - cpu0) * 1000 / max(1, len(CALLS) - count0)
+                print(f"{name:12s} {rate:7.1f} req/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   "
+                      f"server CPU {cpu_ms:5.2f} ms/request (at most {1000 / cpu_ms:6.0f} req/s on one core)")
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -181,6 +180,8 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         sys.exit(EXIT_USAGE)
     except (InternalError, Exception) as exc:  # noqa: BLE001 - the last line of defence
         if debug:
+            import traceback
+
             traceback.print_exc()
         click.echo(f"wflint: internal error: {printable(str(exc))}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)

@@ -27,12 +27,9 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
-
-import pathspec
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .config import Config, ConfigError
-from .globs import GlobTooComplex, compile_gitignore, compile_globs
 from .document.limits import DEFAULT as DEFAULT_LIMITS
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
@@ -40,6 +37,29 @@ WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
 SKIPPED_DIRS = ("node_modules", "__pycache__")
 #: files larger than this are reported instead of parsed (a definition is a few KB)
 MAX_FILE_BYTES = DEFAULT_LIMITS.file_bytes  # the default of the 'file-bytes' limit
+
+if TYPE_CHECKING:
+    import pathspec
+
+
+class _NoPatterns:
+    """What a spec of no patterns answers: nothing matches."""
+
+    @staticmethod
+    def match_file(_path: str) -> bool:
+        return False
+
+
+def _spec(lines: list[str]) -> "pathspec.GitIgnoreSpec | _NoPatterns":
+    """A gitignore-style spec of ``lines`` that cannot backtrack (``wflint.globs``). pathspec is
+    imported only when there are patterns to match: a check of files named on the command
+    line, with no globs configured, never needs it (importing it was a tenth of a one-file
+    check's start-up)."""
+    if not lines:
+        return _NoPatterns()
+    from .globs import compile_globs
+
+    return compile_globs(lines)
 
 
 @dataclass(frozen=True)
@@ -74,11 +94,11 @@ class Globs:
 
     def __init__(self, config: Config, base: Path):
         self.base = base
-        try:  # globs that cannot backtrack (wflint.globs)
-            self.include = compile_globs(config.include)
-            self.exclude = compile_globs(config.exclude)
-            self.per_file = [(compile_globs([pattern]), codes) for pattern, codes in config.per_file_ignores.items()]
-        except GlobTooComplex as exc:
+        try:
+            self.include = _spec(config.include)
+            self.exclude = _spec(config.exclude)
+            self.per_file = [(_spec([pattern]), codes) for pattern, codes in config.per_file_ignores.items()]
+        except ValueError as exc:  # wflint.globs.GlobTooComplex (not imported: pathspec loads only with globs)
             raise ConfigError(f"a glob of the configuration: {exc}") from None
 
     def relative(self, path: Path) -> str | None:
@@ -138,6 +158,8 @@ class _GitIgnores:
         if directory not in self._specs:
             try:
                 lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+                from .globs import compile_gitignore
+
                 self._specs[directory], notes = compile_gitignore(lines)
                 self.notes += [(directory / ".gitignore", note) for note in notes]
             except OSError:

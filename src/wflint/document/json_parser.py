@@ -73,7 +73,8 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
     ``stack`` holds the open containers; for an object, ``seen`` maps each key to its first
     node (WF003) and ``key`` is the key whose value is being read.
     """
-    text, path, pos, span = source.text, source.path, source.pos_function(), source.span_function()
+    # nodes get offsets and ``pos`` to resolve them when a position is read (``Node.start``)
+    text, path, pos = source.text, source.path, source.pos_function()
     n = len(text)
     simple_string, number = _SIMPLE_STRING.match, _NUMBER.match
     object_open, object_next = _OBJECT_OPEN.match, _OBJECT_NEXT.match
@@ -97,15 +98,14 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
                 value, j = m.group(1), m.end()
             else:
                 value, j = _json_string(text, i)
-            first, last = span(i, j)
-            node = Node("scalar", first, last, value, "json", raw=text[i:j])
+            node = Node("scalar", i, j, value, "json", raw=text[i:j], where=pos)
             i = j
         elif c == "{":
-            node = Node("map", pos(i), None, pairs=[])  # type: ignore[arg-type]
+            node = Node("map", i, None, pairs=[], where=pos)
             m = object_open(text, i)
             if m.group(1):
                 i = m.end()
-                node.end = pos(i)
+                node._end = i
             else:
                 if len(stack) >= max_depth:
                     raise _too_deep(max_depth, i)
@@ -116,18 +116,17 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
                 if m.group(2) is not None:
                     k0 = m.start(2) - 1
                     k1 = m.end(2) + 1
-                    first, last = span(k0, k1)
-                    key = Node("scalar", first, last, m.group(2), "json", raw=text[k0:k1])
+                    key = Node("scalar", k0, k1, m.group(2), "json", raw=text[k0:k1], where=pos)
                     i = m.end()
                 else:
                     key, i = _json_key(text, m.end(), pos)
                 continue
         elif c == "[":
-            node = Node("seq", pos(i), None, items=[])  # type: ignore[arg-type]
+            node = Node("seq", i, None, items=[], where=pos)
             m = array_open(text, i)
             i = m.end()
             if m.group(1):
-                node.end = pos(i)
+                node._end = i
             else:
                 if len(stack) >= max_depth:
                     raise _too_deep(max_depth, node.start.offset)
@@ -149,15 +148,14 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
                     value = float(integer + (frac or "") + (exp or "")) if frac or exp else int(integer)
                 except ValueError as exc:  # more digits than Python converts
                     raise _JsonError(str(exc), i) from None
-            first, last = span(i, j)
-            node = Node("scalar", first, last, value, "json", raw=text[i:j])
+            node = Node("scalar", i, j, value, "json", raw=text[i:j], where=pos)
             i = j
         else:
             word = _WORDS.get(c)
             if word is None or not text.startswith(word, i):
                 raise _JsonError("Expecting value", i)
             j = i + len(word)
-            node = Node("scalar", pos(i), pos(j), _CONSTANTS[word], "json", raw=word)
+            node = Node("scalar", i, j, _CONSTANTS[word], "json", raw=word, where=pos)
             i = j
 
         # ---- attach the finished value; close every container that ends here
@@ -191,13 +189,12 @@ def _json_tree(source: SourceFile, diags: list[Diagnostic], max_depth: int, max_
                     if m.group(2) is not None:
                         k0 = m.start(2) - 1
                         k1 = m.end(2) + 1
-                        first, last = span(k0, k1)
-                        key = Node("scalar", first, last, m.group(2), "json", raw=text[k0:k1])
+                        key = Node("scalar", k0, k1, m.group(2), "json", raw=text[k0:k1], where=pos)
                     else:
                         key, i = _json_key(text, i, pos)
                     break
             # the container closes here
-            parent.end = pos(i)
+            parent._end = i
             stack.pop()
             key = keys.pop()
             seen = seens.pop()
@@ -220,7 +217,7 @@ def _json_key(text: str, i: int, pos: Callable[[int], Pos]) -> tuple[Node, int]:
     if text[i : i + 1] != '"':
         raise _JsonError("Expecting property name enclosed in double quotes", i)
     value, j = _json_string(text, i)
-    key = Node("scalar", pos(i), pos(j), value, "json", raw=text[i:j])
+    key = Node("scalar", i, j, value, "json", raw=text[i:j], where=pos)
     j = _WS.match(text, j).end()
     if text[j : j + 1] != ":":
         raise _JsonError("Expecting ':' delimiter", j)

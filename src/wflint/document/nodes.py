@@ -7,13 +7,11 @@ a node. ``to_data()`` gives the plain Python value (last duplicate key wins, as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..diagnostics import Pos
 
 
-@dataclass(slots=True, eq=False)
 class Node:
     """A mapping, a sequence or a scalar, with its span.
 
@@ -28,19 +26,57 @@ class Node:
     A node does not record its file: its positions refer to the ``ParseResult.source`` it was
     parsed with (for an embedded ``yaml_definition``, an ``EmbeddedSource`` whose positions are
     already those of the outer file).
+
+    The parsers give ``start`` and ``end`` as character offsets with ``where``, the function
+    that turns an offset into a ``Pos``; the line and column are worked out when a position is
+    first read (for a finding, a hover ...), not for every node of every file: that was more
+    than a third of the parse. Anyone else gives ``Pos`` objects.
     """
 
-    kind: str
-    start: Pos
-    end: Pos
-    value: Any = None
-    style: str | None = None
-    #: a scalar shares the empty tuple: two empty lists per scalar were a third of the
-    #: objects a parse made, all of them for the cycle collector to scan
-    pairs: list[tuple["Node", "Node"]] = ()  # type: ignore[assignment]
-    items: list["Node"] = ()  # type: ignore[assignment]
-    #: for scalars: the raw text of the scalar in the source (used by WF004 and template mapping)
-    raw: str | None = None
+    __slots__ = ("kind", "_start", "_end", "value", "style", "pairs", "items", "raw", "_where")
+
+    def __init__(self, kind: str, start: "Pos | int", end: "Pos | int | None", value: Any = None,
+                 style: str | None = None, pairs: "list[tuple[Node, Node]]" = (),  # type: ignore[assignment]
+                 items: "list[Node]" = (), raw: str | None = None,  # type: ignore[assignment]
+                 where: "Callable[[int], Pos] | None" = None) -> None:
+        self.kind = kind
+        self._start = start
+        self._end = end
+        self.value = value
+        self.style = style
+        #: a scalar shares the empty tuple: two empty lists per scalar were a third of the
+        #: objects a parse made, all of them for the cycle collector to scan
+        self.pairs = pairs
+        self.items = items
+        #: for scalars: the raw text of the scalar in the source (used by WF004 and template mapping)
+        self.raw = raw
+        self._where = where
+
+    @property
+    def start(self) -> Pos:
+        start = self._start
+        if start.__class__ is int:
+            start = self._start = self._where(start)  # type: ignore[misc]
+        return start  # type: ignore[return-value]
+
+    @start.setter
+    def start(self, value: Pos) -> None:
+        self._start = value
+
+    @property
+    def end(self) -> Pos:
+        end = self._end
+        if end.__class__ is int:
+            end = self._end = self._where(end)  # type: ignore[misc]
+        return end  # type: ignore[return-value]
+
+    @end.setter
+    def end(self, value: Pos) -> None:
+        self._end = value
+
+    def __repr__(self) -> str:
+        return (f"Node(kind={self.kind!r}, start={self.start!r}, end={self.end!r}, value={self.value!r}, "
+                f"style={self.style!r}, pairs={self.pairs!r}, items={self.items!r}, raw={self.raw!r})")
 
     def at(self, path: tuple) -> "Node | None":
         """The node at ``path`` (mapping keys and sequence indexes) below this one, exactly:

@@ -66,12 +66,14 @@ def parse_embedded(outer: SourceFile, node: Node, limits: Limits = DEFAULT) -> P
     if not node.is_str():
         msg = "yaml_definition must be a string holding a YAML document"
         return ParseResult(None, [_diag("WF002", msg, node.start, node.end, outer.path)], "yaml", outer)
-    table = value_offsets(outer, node)
-    embedded = EmbeddedSource(outer, node.value, table)
-    last = len(table) - 1
+    # the offset table is made when a position is first read (a finding, an editor), like
+    # the positions of the nodes: a file without findings never needs it
+    embedded = EmbeddedSource(outer, node.value, lambda: value_offsets(outer, node))
     outer_pos = outer.pos
 
     def pos_of(index: int) -> Pos:
+        table = embedded.inner_to_outer
+        last = len(table) - 1
         return outer_pos(table[index if index <= last else last])
 
     with _no_gc():

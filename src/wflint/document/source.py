@@ -123,9 +123,9 @@ class EmbeddedSource(SourceFile):
     extra entry for the end), as ``string_offsets.value_offsets`` computes it.
     """
 
-    __slots__ = ("outer", "inner_text", "inner_to_outer")
+    __slots__ = ("outer", "inner_text", "_inner_to_outer")
 
-    def __init__(self, outer: SourceFile, inner_text: str, inner_to_outer: list[int]):
+    def __init__(self, outer: SourceFile, inner_text: str, inner_to_outer: "list[int] | Callable[[], list[int]]"):
         self.path = outer.path
         self.text = outer.text
         self.encoding = outer.encoding
@@ -133,7 +133,15 @@ class EmbeddedSource(SourceFile):
         self._line_starts = outer._line_starts
         self.outer = outer
         self.inner_text = inner_text
-        self.inner_to_outer = inner_to_outer
+        #: the table, or the function that makes it when a position is first asked for
+        self._inner_to_outer = inner_to_outer
+
+    @property
+    def inner_to_outer(self) -> list[int]:
+        table = self._inner_to_outer
+        if callable(table):
+            table = self._inner_to_outer = table()
+        return table
 
     def outer_pos(self, inner_offset: int) -> Pos:
         """The outer position of an offset into ``inner_text``."""

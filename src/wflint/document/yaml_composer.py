@@ -121,7 +121,7 @@ class _YamlComposer:
         MappingStart, SequenceStart = ev.MappingStartEvent, ev.SequenceStartEvent
         MappingEnd, SequenceEnd = ev.MappingEndEvent, ev.SequenceEndEvent
         DocumentStart, StreamEnd = ev.DocumentStartEvent, ev.StreamEndEvent
-        text, span_of, spans, diags, path = self.text, self.span_of, self.scalar_spans, self.diags, self.path
+        text, pos_of, spans, diags, path = self.text, self.pos_of, self.scalar_spans, self.diags, self.path
         STR, MERGE, VALUE = _STR, _MERGE, _VALUE
         resolved = _RESOLVED
         stack: list[_Frame] = []
@@ -146,8 +146,7 @@ class _YamlComposer:
                 else:
                     data = self._construct(tag, event)
                 style = event.style or None
-                first, last = span_of(start, end)
-                node = Node("scalar", first, last, data, style, raw=text[start:end])
+                node = Node("scalar", start, end, data, style, raw=text[start:end], where=pos_of)
                 if spans is not None:
                     spans.append((start, end, style is not None))
                 size = 1
@@ -233,8 +232,9 @@ class _YamlComposer:
     def _open(self, event, is_map: bool) -> _Frame:
         tag = event.tag
         mark = event.start_mark
-        start = self.pos_of(mark.index)
-        node = Node("map", start, None, pairs=[]) if is_map else Node("seq", start, None, items=[])  # type: ignore[arg-type]
+        start, where = mark.index, self.pos_of
+        node = (Node("map", start, None, pairs=[], where=where) if is_map
+                else Node("seq", start, None, items=[], where=where))
         if tag is not None and tag != "!" and tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
             self._collection_tag_problem(tag, is_map, mark)
         return _Frame(node, is_map, event.anchor, event.flow_style, tag, mark)
@@ -248,7 +248,7 @@ class _YamlComposer:
             self._check_pairs(frame)
         # a block collection ends with its last value, not where the next token starts
         end = event.end_mark.index if frame.flow or frame.end < 0 else frame.end
-        node.end = self.pos_of(end)
+        node._end = end  # an offset, resolved by the node's ``where`` when read
         return end
 
     def _construct(self, tag: str, event):

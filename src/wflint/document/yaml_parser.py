@@ -60,7 +60,7 @@ def _parse_yaml(
     reader = _YamlReader(text, pos_of, path, span_of, limits)
     root = reader.run()
     diags = reader.diags
-    if not reader.fatal:
+    if not reader.fatal and (root is None or root.kind != "map"):  # a mapping is fine: no position needed
         diags += _check_root(root, reader.documents == 0, what, pos_of(0), path)
     return ParseResult(root, diags, "yaml", source)
 

@@ -60,8 +60,9 @@ def check(wf):
                       help='write e.g. {country: US, subdivision: CA} or a proxy name such as RESIDENTIAL')
     settings = (wf.definition or {}).get("browser_settings")
     zone = settings.get("timezone_id") if isinstance(settings, dict) else None
-    if (isinstance(zone, str) and wf.release.has_check("browser_settings_timezone") and _have_zone_data()
-            and timezone_error(zone)):
+    # the zone database is listed (a directory walk) only for a name that looks wrong
+    if (isinstance(zone, str) and wf.release.has_check("browser_settings_timezone") and timezone_error(zone)
+            and _have_zone_data()):
         path = ("workflow_definition", "browser_settings", "timezone_id")
         yield wf.diag(rule, f"timezone_id {zone!r} is not an IANA time-zone name (UTC offsets are refused)", path,
                       help="use a name such as 'Europe/Berlin' or 'America/New_York'", service=model_verdict(wf, path))

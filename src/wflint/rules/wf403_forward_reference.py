@@ -177,26 +177,29 @@ def produced_before(wf) -> dict[int, Produced | None]:
             by_label.setdefault(b.label, []).append(b)
     places: dict[int, tuple] = {}
     known: dict[int, bool] = {}  # whether the order before a block is known at every level
-
-    def scope(blocks, inherited_known: bool, top: bool) -> None:
-        if wf.version >= 2:
-            preds = _graph_preds(blocks, wf.finally_label if top else None)
-            for pos, b in enumerate(blocks):
-                mask = preds.get(id(b)) if preds is not None else None
-                places[id(b)] = (blocks, pos, (lambda other, mask=mask: bool(mask and (mask >> other) & 1)))
-                known[id(b)] = inherited_known and mask is not None
-        else:  # list order: each block sees everything above it
-            for pos, b in enumerate(blocks):
-                places[id(b)] = (blocks, pos, (lambda other, pos=pos: other < pos))
-                known[id(b)] = inherited_known
-        for b in blocks:
-            if b.is_loop:
-                scope(b.children, known[id(b)], False)
-
-    scope(wf.blocks, True, True)
+    _scope(wf, wf.blocks, True, True, places, known)
     out = {k: (Produced(_block_of(wf, k), places, by_label) if ok else None) for k, ok in known.items()}
     wf.cache["produced_before"] = out
     return out
+
+
+def _scope(wf, blocks, inherited_known: bool, top: bool, places: dict, known: dict) -> None:
+    """Fill ``places`` and ``known`` for ``blocks`` and the loop bodies below them (a
+    module-level function: a nested recursive one is a reference cycle that kept the whole
+    workflow alive until the cycle collector ran)."""
+    if wf.version >= 2:
+        preds = _graph_preds(blocks, wf.finally_label if top else None)
+        for pos, b in enumerate(blocks):
+            mask = preds.get(id(b)) if preds is not None else None
+            places[id(b)] = (blocks, pos, (lambda other, mask=mask: bool(mask and (mask >> other) & 1)))
+            known[id(b)] = inherited_known and mask is not None
+    else:  # list order: each block sees everything above it
+        for pos, b in enumerate(blocks):
+            places[id(b)] = (blocks, pos, (lambda other, pos=pos: other < pos))
+            known[id(b)] = inherited_known
+    for b in blocks:
+        if b.is_loop:
+            _scope(wf, b.children, known[id(b)], False, places, known)
 
 
 def _block_of(wf, key: int):

@@ -60,9 +60,17 @@ def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> JSON
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+class _JsonText(str):
+    """A reply body already rendered by ``_dumps`` (a list page joined from its items)."""
+
+
 def _rendered(value: Any) -> Response:
     """A 200 reply rendered where it was made (the request's thread, not the event loop)."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = value if isinstance(value, _JsonText) else _dumps(value)
     return Response(text.encode("utf-8"), media_type="application/json")
 
 
@@ -158,8 +166,8 @@ async def update_workflow(request: Request) -> Response:
 
 
 async def list_workflows(request: Request) -> Response:
-    return await offload(request, lambda _: queries.list_workflows(_state(request), authenticate(request),
-                                                                   request.query_params))
+    return await offload(request, lambda _: _JsonText(queries.list_workflows_json(
+        _state(request), authenticate(request), request.query_params, _dumps)))
 
 
 async def get_workflow(request: Request) -> Response:

@@ -3,7 +3,7 @@ the service's (422 list form located at ``["query", name, ...]``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -89,6 +89,20 @@ def _matches(listed: Listed, term: str, like: LikeMatcher, folders: Mapping[str,
 
 
 def list_workflows(state: ServerState, organization_id: str, params: Any) -> list[dict[str, Any]]:
+    select = _list_page(state, organization_id, params)
+    return [present(doc, listed=True) for doc in state.store.documents(select())]
+
+
+def list_workflows_json(state: ServerState, organization_id: str, params: Any,
+                        dumps: Callable[[Any], str]) -> str:
+    """The list reply as ``dumps`` renders it, each workflow on the page rendered once per
+    store generation (``Store.rendered``): the JSON of a list is its items' JSON joined."""
+    select = _list_page(state, organization_id, params)
+    return "[" + ",".join(state.store.rendered(select, lambda doc: dumps(present(doc, listed=True)))) + "]"
+
+
+def _list_page(state: ServerState, organization_id: str, params: Any) -> Callable[[], list[Listed]]:
+    """The query's checks (400s raised here), and the function that selects its page."""
     q = parse_query(ListQuery, params)
     if q.only_saved_tasks and q.only_workflows:
         raise detail(400, "only_saved_tasks and only_workflows cannot be used together")
@@ -96,24 +110,29 @@ def list_workflows(state: ServerState, organization_id: str, params: Any) -> lis
     if q.template:
         if tags:
             raise detail(400, "tags filter is not supported with template=true")
-        return []  # the mock has no global templates
+        return list  # the mock has no global templates
     if q.only_templates or tags:
-        return []  # the mock has no org templates and no tags
+        return list  # the mock has no org templates and no tags
     statuses = [s.value for s in q.status] if q.status else list(DEFAULT_STATUSES)
     saved = True if q.only_saved_tasks else False if q.only_workflows else None
-    rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved, folder_id=q.folder_id)
-    term = q.search_key or q.title
-    if term:
-        _check_term_length(term, state.config.limits.search_chars, "search_key" if q.search_key else "title")
-        like = LikeMatcher(term, check_budget)
-        kept = []
-        for r in rows:
-            check_budget()  # a 503 stops the scan, not just the wait for it
-            if _matches(r, term, like, state.config.folders):
-                kept.append(r)
-        rows = kept
-    start = (q.page - 1) * q.page_size
-    return [present(doc, listed=True) for doc in state.store.documents(rows[start:start + q.page_size])]
+
+    def select() -> list[Listed]:
+        rows = state.store.latest_of_each(organization_id, statuses=statuses, is_saved_task=saved,
+                                          folder_id=q.folder_id)
+        term = q.search_key or q.title
+        if term:
+            _check_term_length(term, state.config.limits.search_chars, "search_key" if q.search_key else "title")
+            like = LikeMatcher(term, check_budget)
+            kept = []
+            for r in rows:
+                check_budget()  # a 503 stops the scan, not just the wait for it
+                if _matches(r, term, like, state.config.folders):
+                    kept.append(r)
+            rows = kept
+        start = (q.page - 1) * q.page_size
+        return rows[start:start + q.page_size]
+
+    return select
 
 
 # --------------------------------------------------------------------------- one workflow

@@ -66,6 +66,10 @@ CREATE TABLE IF NOT EXISTS script_files (
 """
 
 
+#: rendered workflows a store keeps (``Store.rendered``); past it the cache starts again
+_RENDERED_MAX = 2_000
+
+
 class StoreError(RuntimeError):
     pass
 
@@ -122,6 +126,11 @@ class Store:
     def __init__(self, path: str | None = None) -> None:
         self.path = path or ":memory:"
         self._lock = threading.RLock()
+        #: how many write transactions have been committed: what was read and derived from
+        #: the store at one generation holds until the next (``rendered``)
+        self.generation = 0
+        self._rendered_generation: tuple[int, int] | None = None
+        self._rendered: dict[str, str] = {}
         # isolation_level=None: we issue BEGIN/COMMIT ourselves
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.row_factory = sqlite3.Row
@@ -152,7 +161,10 @@ class Store:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("COMMIT")
+            finally:
+                self.generation += 1
 
     def _query(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -235,6 +247,27 @@ class Store:
             args,
         )
         return [Listed(row) for row in rows]
+
+    def rendered(self, select: Callable[[], Sequence[Listed]],
+                 render: Callable[[dict[str, Any]], str]) -> list[str]:
+        """``render(document)`` for each workflow ``select()`` lists (a list page), each
+        rendered once per store generation: a page asked for again (a client polling the
+        list) costs its query, not the decoding and encoding of every workflow on it. The
+        generation is this store's commits and SQLite's ``data_version`` (another process's
+        commits to the same file), read under the lock every write takes, so a page never
+        mixes two states of the store."""
+        with self._lock:
+            generation = (self.generation, self._db.execute("PRAGMA data_version").fetchone()[0])
+            if self._rendered_generation != generation:
+                self._rendered_generation, self._rendered = generation, {}
+            cache = self._rendered
+            listed = select()
+            missing = [item for item in listed if item.workflow_id not in cache]
+            for item, doc in zip(missing, self.documents(missing)):
+                if len(cache) >= _RENDERED_MAX:
+                    cache.clear()
+                cache[item.workflow_id] = render(doc)
+            return [cache[item.workflow_id] for item in listed]
 
     def documents(self, listed: Sequence[Listed]) -> list[dict[str, Any]]:
         """The stored workflows of ``listed`` rows (a page of ``latest_of_each``), in order."""

@@ -112,14 +112,14 @@ class Workflow:
     @cached_property
     def all_blocks(self) -> list[Block]:
         """Every block, depth first: a loop, then its body."""
+        # a loop, not a nested recursive function: that is a reference cycle per call, left
+        # for the cycle collector
         out: list[Block] = []
-
-        def walk(blocks: list[Block]) -> None:
-            for b in blocks:
-                out.append(b)
-                walk(b.children)
-
-        walk(self.blocks)
+        stack = list(reversed(self.blocks))
+        while stack:
+            b = stack.pop()
+            out.append(b)
+            stack.extend(reversed(b.children))
         return out
 
     @cached_property
@@ -317,29 +317,41 @@ def guess_block_type(data: dict[str, Any], rel: model.Release = model.NEWEST_REL
 def modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     """Every object of the request whose declaration is known, as (path, data, ObjectModel):
     the request, the definition, each parameter and block (by its type), and the nested
-    objects they reach through ``Ref`` fields (branches, criteria, retry rules ...)."""
+    objects they reach through ``Ref`` fields (branches, criteria, retry rules ...). Computed
+    once per workflow (several rules walk it): treat the list as read-only."""
+    cached = wf.cache.get("modeled_objects")
+    if cached is None:
+        cached = wf.cache["modeled_objects"] = _modeled_objects(wf)
+    return cached
+
+
+def _modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     from ..model import types as t
 
     out: list[tuple[Path, dict[str, Any], Any]] = []
     rel = wf.release
-
-    def visit(path: Path, data: Any, obj: Any) -> None:
+    Ref, Array = t.Ref, t.Array
+    objects = rel.OBJECTS
+    # an explicit stack, in the order the recursive walk had (an object, then what it reaches,
+    # field by field): a nested recursive function is a reference cycle per call
+    starts = [((), wf.request, rel.REQUEST)]
+    starts += [(p.path, p.data, rel.PARAMETER_TYPES.get(p.type or "")) for p in wf.params]
+    starts += [(b.path, b.data, rel.BLOCK_TYPES.get(b.tag or "")) for b in wf.all_blocks]
+    stack = starts[::-1]
+    while stack:
+        path, data, obj = stack.pop()
         if not isinstance(data, dict) or obj is None:
-            return
+            continue
         out.append((path, data, obj))
+        reached = []
         for f in obj.fields:
-            value = data.get(f.name)
             typ = f.type
-            if isinstance(typ, t.Ref):
-                visit(path + (f.name,), value, rel.OBJECTS.get(typ.target))
-            elif isinstance(typ, t.Array) and isinstance(typ.items, t.Ref) and isinstance(value, list):
-                target = rel.OBJECTS.get(typ.items.target)
-                for i, item in enumerate(value):
-                    visit(path + (f.name, i), item, target)
-
-    visit((), wf.request, rel.REQUEST)
-    for p in wf.params:
-        visit(p.path, p.data, rel.PARAMETER_TYPES.get(p.type or ""))
-    for b in wf.all_blocks:
-        visit(b.path, b.data, rel.BLOCK_TYPES.get(b.tag or ""))
+            if isinstance(typ, Ref):
+                reached.append((path + (f.name,), data.get(f.name), objects.get(typ.target)))
+            elif isinstance(typ, Array) and isinstance(typ.items, Ref):
+                value = data.get(f.name)
+                if isinstance(value, list):
+                    target = objects.get(typ.items.target)
+                    reached.extend((path + (f.name, i), item, target) for i, item in enumerate(value))
+        stack.extend(reversed(reached))
     return out

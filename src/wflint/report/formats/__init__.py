@@ -11,22 +11,40 @@ layer. A few take keyword options (``OPTIONS``): ``style`` (colour) for the huma
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import importlib
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ...diagnostics import Diagnostic
-from . import concise, full, github, gitlab, json_format, junit, sarif
 
 LineGetter = Callable[[str, int], "str | None"]
 
-FORMATS = {
-    "full": full.render,
-    "concise": concise.render,
-    "json": json_format.render,
-    "github": github.render,
-    "sarif": sarif.render,
-    "junit": junit.render,
-    "gitlab": gitlab.render,
-}
+
+class _Formats(Mapping[str, Callable[..., str]]):
+    """Format name → its ``render``, each module imported when first asked for: a run renders
+    one format, and importing all of them (XML, hashing) cost every command's start-up."""
+
+    def __init__(self, modules: dict[str, str]) -> None:
+        self._modules = modules
+
+    def __getitem__(self, name: str) -> Callable[..., str]:
+        return importlib.import_module(f"{__name__}.{self._modules[name]}").render
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+FORMATS = _Formats({
+    "full": "full",
+    "concise": "concise",
+    "json": "json_format",
+    "github": "github",
+    "sarif": "sarif",
+    "junit": "junit",
+    "gitlab": "gitlab",
+})
 
 #: the keyword options each format understands beyond (diags, lines, rules)
 OPTIONS: dict[str, frozenset[str]] = {
