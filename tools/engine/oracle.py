@@ -12,7 +12,8 @@ of cases: about 20-60 s to start, then 0.1-0.4 s per block (measured: 245 cases,
 rows in 209 s on a loaded 2-core machine).
 
 Command line: ``python tools/engine/oracle.py SCENARIO_OR_CASES ... [--release 1.0.56]`` prints
-the traces as JSON lines.
+the traces as JSON lines; with ``--check`` (scenarios), each case's disagreements with its
+``expect`` instead.
 """
 
 from __future__ import annotations
@@ -215,6 +216,8 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("inputs", nargs="*", type=Path, help="scenario .yaml files or cases .jsonl (default: every scenario)")
     ap.add_argument("--release", default=RELEASE)
+    ap.add_argument("--check", action="store_true",
+                    help="scenarios only: print each case's disagreements with its expect (exit 1 if any)")
     args = ap.parse_args(argv)
     scen = [p for p in args.inputs if p.suffix in (".yaml", ".yml")]
     cases = scenario_cases(load_scenarios(scen)) if scen or not args.inputs else []
@@ -226,6 +229,18 @@ def main(argv: list[str]) -> int:
     except (EngineUnavailable, EngineFailed) as exc:
         print(f"engine oracle: {exc}", file=sys.stderr)
         return 2
+    if args.check:
+        expected = {f"{n}/{c['name']}": c.get("expect") or {}
+                    for n, sc in load_scenarios(scen or None).items() for c in sc["cases"]}
+        bad = 0
+        for t in traces:
+            problems = check_expectations(t, expected.get(t["name"], {})) + ([t["error"]] if "error" in t else [])
+            bad += bool(problems)
+            print(("BAD " if problems else "ok  ") + str(t["name"]))
+            for p in problems:
+                print("    " + p)
+        print(f"{len(traces) - bad} of {len(traces)} cases as expected")
+        return 1 if bad else 0
     for t in traces:
         print(json.dumps(t))
     return 0

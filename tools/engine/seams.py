@@ -24,6 +24,8 @@ import contextvars
 import copy
 from typing import Any
 
+from fake_browser import BROWSERS, browser_for  # this folder
+
 # the label of the block whose execute is running (innermost); the LLM and prompt-branch stubs
 # use it to find their entry
 CURRENT_LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("wflint_current_label", default=None)
@@ -90,127 +92,6 @@ async def current() -> Stubs:
     return _PER_RUN[run_id]
 
 
-# --------------------------------------------------------------------------- fake browser
-
-
-class Anything:
-    """A permissive stand-in: every attribute, call and await gives another one."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        return Anything()
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Anything:
-        return Anything()
-
-    def __await__(self):
-        if False:  # pragma: no cover - makes this a generator
-            yield
-        return Anything()
-
-    async def __aenter__(self) -> Anything:
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool:
-        return False
-
-    def __iter__(self):
-        return iter(())
-
-    def __bool__(self) -> bool:
-        return True
-
-    def __str__(self) -> str:
-        return ""
-
-
-class FakePage(Anything):
-    def __init__(self) -> None:
-        self.url = "about:blank"
-
-    async def goto(self, url: str, *args: Any, **kwargs: Any) -> None:
-        self.url = url
-
-    async def title(self) -> str:
-        return ""
-
-    async def content(self) -> str:
-        return "<html></html>"
-
-    async def screenshot(self, *args: Any, **kwargs: Any) -> bytes:
-        return b""
-
-    def is_closed(self) -> bool:
-        return False
-
-
-class FakeArtifacts(Anything):
-    def __init__(self) -> None:
-        from skyvern.webeye.browser_artifacts import DownloadBinding
-
-        self.download_binding = DownloadBinding.RUN_DIR
-        self.applied_browser_profile_id = None
-        self.video_artifacts = []
-        self.har_path = None
-        self.traces_dir = None
-        self.browser_session_dir = None
-        self.browser_console_log_path = None
-
-
-class FakeBrowserState(Anything):
-    """One per run: remembers the page URL, because a later task without a ``url`` inherits it."""
-
-    def __init__(self) -> None:
-        self.page = FakePage()
-        self.browser_artifacts = FakeArtifacts()
-        self.browser_context = Anything()
-        self.browser_cleanup = None
-        self.pw = None
-        self.engine_selection = None
-        self.browser_context_route_policy_url = None
-
-    async def must_get_working_page(self) -> FakePage:
-        return self.page
-
-    async def get_working_page(self) -> FakePage:
-        return self.page
-
-    async def get_or_create_page(self, *args: Any, **kwargs: Any) -> FakePage:
-        return self.page
-
-    async def navigate_to_url(self, page: Any = None, url: str = "", *args: Any, **kwargs: Any) -> None:
-        self.page.url = url
-
-    async def check_and_fix_state(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    async def take_fullpage_screenshot(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    async def take_post_action_screenshot(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    async def close(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def is_connected(self) -> bool:
-        return True
-
-    async def list_valid_pages(self, *args: Any, **kwargs: Any) -> list:
-        return [self.page]
-
-
-BROWSERS: dict[str, FakeBrowserState] = {}
-
-
-def _browser_for(run_id: str | None) -> FakeBrowserState:
-    key = run_id or "-"
-    if key not in BROWSERS:
-        BROWSERS[key] = FakeBrowserState()
-    return BROWSERS[key]
-
-
 # --------------------------------------------------------------------------- installing
 
 
@@ -227,7 +108,7 @@ def _install_browser(app: Any) -> None:
     manager = app.BROWSER_MANAGER
 
     async def get_or_create_for_workflow_run(workflow_run: Any = None, url: str | None = None, *a: Any, **k: Any):
-        state = _browser_for(getattr(workflow_run, "workflow_run_id", None))
+        state = browser_for(getattr(workflow_run, "workflow_run_id", None))
         if url and state.page.url == "about:blank":
             state.page.url = url
         return state
@@ -236,7 +117,7 @@ def _install_browser(app: Any) -> None:
         return BROWSERS.get(workflow_run_id or "-")
 
     async def get_or_create_for_task(task: Any = None, *a: Any, **k: Any):
-        return _browser_for(getattr(task, "workflow_run_id", None))
+        return browser_for(getattr(task, "workflow_run_id", None))
 
     def get_for_task(task_id: str | None = None, workflow_run_id: str | None = None, *a: Any, **k: Any):
         return BROWSERS.get(workflow_run_id or "-")
@@ -263,7 +144,7 @@ def _install_browser(app: Any) -> None:
     from skyvern.forge.sdk.workflow.models import block as block_module
 
     async def code_block_browser(self: Any, workflow_run_id: str, *a: Any, **k: Any):
-        return _browser_for(workflow_run_id)
+        return browser_for(workflow_run_id)
 
     block_module.CodeBlock.get_or_create_browser_state = code_block_browser
 
