@@ -135,8 +135,8 @@ def test_an_edit_made_while_fix_runs_is_not_overwritten(flow, monkeypatch):
     real = fix_package.fix_text
     edited = b"title: edited meanwhile\n"
 
-    def editor_saves_meanwhile(text, path):
-        result = real(text, path)
+    def editor_saves_meanwhile(text, path, *args, **kwargs):
+        result = real(text, path, *args, **kwargs)
         flow.write_bytes(edited)
         return result
 
