@@ -1,0 +1,14 @@
+"""One case through the simulator, keeping the rendered inputs the timeline shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.runner import Simulation
+
+
+def run_case(request: dict[str, Any], case: dict[str, Any], *, network: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The trace of ``case`` and, row by row, the inputs each block rendered."""
+    simulation = Simulation(request, case, network=network)
+    result = simulation.run()
+    return result, simulation.inputs
