@@ -24,15 +24,16 @@ def template_failure(rt: Runtime, label: str, exc: TemplateFailure, reason: str,
 
 
 def stubbed(rt: Runtime, block: dict[str, Any], stub: Any) -> BlockResult:
-    """The block seam: the stub decides output and status; nothing of the block runs."""
+    """The block seam: the stub decides output and status; nothing of the block runs. The
+    output is recorded when the stub gives one or the block completes."""
     label = block["label"]
     if not isinstance(stub, dict):
         stub = {"output": stub}
-    output = stub.get("output")
-    reason = stub.get("fail") if stub.get("fail") is not None else stub.get("failure_reason")
-    status = stub.get("status") or ("failed" if reason is not None else "completed")
-    rt.ctx.record_output(label, output)
-    return BlockResult(status, output, None if status == "completed" else reason)
+    status = stub.get("status") or ("failed" if "fail" in stub else "completed")
+    reason = stub.get("fail", stub.get("failure_reason"))
+    if "output" in stub or status == "completed":
+        rt.ctx.record_output(label, stub.get("output"))
+    return BlockResult(str(status), stub.get("output"), reason)
 
 
 def wait(rt: Runtime, block: dict[str, Any]) -> BlockResult:
@@ -132,5 +133,6 @@ def _parameter_keys(block: dict[str, Any]) -> list[str]:
 def not_simulated(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     """A block that needs a browser, an LLM or an outside service and has no stub: it completes
     with a null output (documented in docs/simulate.md); stub it to decide otherwise."""
+    rt.stubs.unstubbed.append(f"block:{block['label']}")
     rt.ctx.record_output(block["label"], None)
     return BlockResult("completed", None)

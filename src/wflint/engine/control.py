@@ -30,13 +30,7 @@ def _jinja_criterion(rt: Runtime, label: str, expression: str) -> bool:
 
 
 def _prompt_results(rt: Runtime, label: str, count: int) -> list[bool]:
-    entry = rt.stubs.take("prompt_branches", label)
-    if entry is None:
-        raise RuntimeError("no prompt_branches stub for this block (a browser and an LLM would decide)")
-    results = entry if isinstance(entry, list) else [entry]
-    if len(results) < count:
-        raise RuntimeError(f"prompt_branches stub gives {len(results)} results for {count} criteria")
-    return [bool(r) for r in results[:count]]
+    return rt.stubs.prompt_results(label, count)
 
 
 def _display(expression: str) -> str:

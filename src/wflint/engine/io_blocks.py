@@ -126,10 +126,13 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         sent += semantics.TEXT_PROMPT_SUFFIX.format(schema=json.dumps(schema, indent=2))
         rt.llm_prompts.append({"label": label, "prompt": sent})
         rt.note_input("prompt", sent)
+        if not rt.stubs.has("llm", label):
+            rt.stubs.unstubbed.append(f"llm:{label}")
+            return failed(f"LLM call failed: no llm stub for {label}")
         answer = rt.stubs.take("llm", label)
         if isinstance(answer, dict) and set(answer) == {LLM_RAISE_KEY}:
             return failed(f"LLM call failed: {answer[LLM_RAISE_KEY]}")
-        response = llm_answer(answer)
+        response = {"llm_response": answer} if isinstance(answer, str) else answer
         retry_reason = schema_failure(response, schema)
         if retry_reason is None:
             break
@@ -137,20 +140,6 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         return failed(retry_reason)
     rt.ctx.record_output(label, response)
     return BlockResult("completed", response)
-
-
-def llm_answer(answer: Any) -> Any:
-    """A stub's answer as the LLM handler returns it: text that is JSON is parsed, other text is
-    the default schema's ``llm_response``; no stub answers an empty ``llm_response``."""
-    if answer is None:
-        return {"llm_response": ""}
-    if isinstance(answer, str):
-        try:
-            parsed = json.loads(answer)
-        except ValueError:
-            return {"llm_response": answer}
-        return parsed if isinstance(parsed, (dict, list)) else {"llm_response": answer}
-    return answer
 
 
 def schema_failure(response: Any, schema: dict[str, Any]) -> str | None:
@@ -227,6 +216,8 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     attempts = 1 + max(0, int(block.get("max_retries") or 0))
     output: dict[str, Any] = {}
     for _attempt in range(attempts):
+        if not rt.stubs.has("tasks", label):
+            rt.stubs.unstubbed.append(f"task:{label}")
         outcome = rt.stubs.take("tasks", label) or {}
         status = outcome.get("status") or "completed"
         output = task_output(status, outcome)

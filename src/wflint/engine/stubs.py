@@ -8,6 +8,7 @@ one entry is consumed one entry per execution; the last entry repeats once the l
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 _MISSING = object()
@@ -19,6 +20,28 @@ class Stubs:
     def __init__(self, case: dict[str, Any]) -> None:
         self._tables = {name: dict(case.get(name) or {}) for name in ("blocks", "tasks", "llm", "prompt_branches")}
         self._used: dict[tuple[str, str], int] = {}
+        #: what ran on a default for want of a stub (``llm:label``, ``task:label`` ...)
+        self.unstubbed: list[str] = []
+
+    def prompt_results(self, label: str, count: int) -> list[bool]:
+        """The results of ``count`` natural-language criteria of ``label`` for one evaluation:
+        a boolean for all of them, a list (one per criterion), a list of such lists (one per
+        evaluation) or, for a single criterion, a list of booleans (one per evaluation).
+        Without a stub every criterion is false."""
+        entry = self._tables["prompt_branches"].get(label, _MISSING)
+        if entry is _MISSING:
+            self.unstubbed.append(f"prompt_branches:{label}")
+            return [False] * count
+        if isinstance(entry, bool):
+            return [entry] * count
+        if isinstance(entry, list) and entry and all(isinstance(x, list) for x in entry):
+            results = self.take("prompt_branches", label)
+        elif isinstance(entry, list) and count == 1 and len(entry) != 1:
+            results = [self._next(label, entry)]
+        else:
+            results = list(entry) if isinstance(entry, list) else [entry]
+        results = [bool(r) for r in results][:count]
+        return results + [False] * (count - len(results))
 
     def has(self, table: str, label: str) -> bool:
         return label in self._tables[table]
@@ -31,11 +54,13 @@ class Stubs:
         if isinstance(entry, list) and per_call_list and _is_sequence_of_entries(table, entry):
             if not entry:
                 return None
-            key = (table, label)
-            index = self._used.get(key, 0)
-            self._used[key] = index + 1
-            return entry[min(index, len(entry) - 1)]
-        return entry
+            return self._next(label, entry, table)
+        return copy.deepcopy(entry)
+
+    def _next(self, label: str, entry: list[Any], table: str = "prompt_branches") -> Any:
+        index = self._used.get((table, label), 0)
+        self._used[(table, label)] = index + 1
+        return copy.deepcopy(entry[min(index, len(entry) - 1)])
 
 
 def _is_sequence_of_entries(table: str, entry: list[Any]) -> bool:

@@ -45,9 +45,9 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
         return EXIT_INTERNAL
     if fmt == "json":
-        echo(json.dumps([result for result, _ in results], indent=2, default=str, ensure_ascii=False))
+        echo(json.dumps([result for result, _, _ in results], indent=2, default=str, ensure_ascii=False))
     else:
-        echo("\n".join(render_trace(result, inputs) for result, inputs in results), nl=False)
+        echo("\n".join(render_trace(result, inputs, notes) for result, inputs, notes in results), nl=False)
     return EXIT_OK
 
 

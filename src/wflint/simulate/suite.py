@@ -140,7 +140,7 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
                 file_network if file_network is not None else network)
             stub_case = {k: v for k, v in case.items() if k not in ("expect", "network")}
             try:
-                result, inputs = run_case(workflow.request, stub_case, network=use_network)
+                result, inputs, _ = run_case(workflow.request, stub_case, network=use_network)
             except Exception as exc:  # noqa: BLE001 - one broken case must not hide the others
                 suite.cases.append(CaseResult(shown, workflow.path, case["name"],
                                               error=f"internal error: {type(exc).__name__}: {exc}"))

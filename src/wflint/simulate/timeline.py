@@ -30,7 +30,8 @@ def _depths(trace: list[dict[str, Any]]) -> list[int]:
     return out
 
 
-def render_trace(result: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> str:
+def render_trace(result: dict[str, Any], inputs: list[dict[str, Any]] | None = None,
+                 unstubbed: list[str] | None = None) -> str:
     name = result.get("name") or "case"
     if "http_status" in result:
         detail = (result.get("body") or {}).get("detail")
@@ -54,4 +55,6 @@ def render_trace(result: dict[str, Any], inputs: list[dict[str, Any]] | None = N
             lines.append(f"{pad}    output: {_short(row['output'])}")
     for error in result.get("errors") or []:
         lines.append(f"  error: {error.get('error_code')}: {error.get('reasoning')}")
+    if unstubbed:
+        lines.append(f"  no stub, default used: {', '.join(unstubbed)}")
     return "\n".join(lines) + "\n"
