@@ -62,6 +62,20 @@ class _NoNetwork(_REAL_SOCKET):
     connect_ex = connect  # type: ignore[assignment]
 
 
+_CHECKED: dict[str, str | None] = {}
+_COMPILED: dict[tuple[str, tuple[str, ...]], object] = {}
+
+
+def _refusal(code: str) -> str | None:
+    """Why the code may not run ("insecure", "error_code_args"), or None; remembered per text."""
+    if code not in _CHECKED:
+        if len(_CHECKED) > 2048:
+            _CHECKED.clear()
+        _CHECKED[code] = "insecure" if _insecure(code) else (
+            None if _error_code_calls_valid(code) else "error_code_args")
+    return _CHECKED[code]
+
+
 def _insecure(code: str) -> bool:
     tree = ast.parse(textwrap.dedent(code))
     for node in ast.walk(tree):
@@ -116,10 +130,9 @@ def run_one(request: dict, loop: asyncio.AbstractEventLoop) -> dict:
     socket.socket = _REAL_SOCKET if request.get("network") else _NoNetwork  # type: ignore[misc]
     printed: list[str] = []
     try:
-        if _insecure(code):
-            return {"ok": False, "kind": "insecure"}
-        if not _error_code_calls_valid(code):
-            return {"ok": False, "kind": "error_code_args"}
+        refusal = _refusal(code)
+        if refusal is not None:
+            return {"ok": False, "kind": refusal}
     except SyntaxError as exc:
         return {"ok": False, "kind": "error", "type": "SyntaxError", "message": str(exc)}
 
@@ -138,16 +151,22 @@ def run_one(request: dict, loop: asyncio.AbstractEventLoop) -> dict:
             defaults[key] = value
         if key not in safe_vars:
             safe_vars[key] = value
-    args = ", ".join(f"{key}=__param_defaults[{key!r}]" for key in defaults)
-    body = textwrap.indent(textwrap.dedent(code), "    ")
-    source = (
-        f"async def wrapper({args}):\n{body}\n"
-        "    return {k: v for k, v in __capture_locals().items() if k not in __param_defaults}\n"
-    )
     safe_vars["__capture_locals"] = builtins.locals
     safe_vars["__param_defaults"] = defaults
     try:
-        compiled = compile("\n" + source, "<code_block>", "exec")
+        key = (code, tuple(defaults))
+        compiled = _COMPILED.get(key)
+        if compiled is None:
+            args = ", ".join(f"{name}=__param_defaults[{name!r}]" for name in defaults)
+            body = textwrap.indent(textwrap.dedent(code), "    ")
+            source = (
+                f"async def wrapper({args}):\n{body}\n"
+                "    return {k: v for k, v in __capture_locals().items() if k not in __param_defaults}\n"
+            )
+            compiled = compile("\n" + source, "<code_block>", "exec")
+            if len(_COMPILED) > 2048:
+                _COMPILED.clear()
+            _COMPILED[key] = compiled
         namespace: dict = {}
         exec(compiled, safe_vars, namespace)  # noqa: S102 - this process exists to run it
         result = loop.run_until_complete(namespace["wrapper"]())

@@ -9,6 +9,7 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, SchemaError
@@ -115,9 +116,7 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
                 "An upstream block that produces this value may have failed or been skipped."
             )
     schema = schema or semantics.DEFAULT_TEXT_PROMPT_SCHEMA
-    try:
-        validator_for(schema).check_schema(schema)
-    except SchemaError:
+    if not _valid_schema(json.dumps(schema, default=str)):
         return failed("Text prompt JSON schema is invalid.")
     retry_reason: str | None = None
     response: Any = None
@@ -142,9 +141,25 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     return BlockResult("completed", response)
 
 
+@lru_cache(maxsize=256)
+def _valid_schema(schema_text: str) -> bool:
+    schema = json.loads(schema_text)
+    try:
+        validator_for(schema).check_schema(schema)
+    except SchemaError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_text: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_text))
+
+
 def schema_failure(response: Any, schema: dict[str, Any]) -> str | None:
     """``_validate_response_against_json_schema``: the engine's wording of what does not match."""
-    errors = list(dict.fromkeys(_describe(e) for e in Draft202012Validator(schema).iter_errors(response)))
+    validator = _validator(json.dumps(schema, default=str))
+    errors = list(dict.fromkeys(_describe(e) for e in validator.iter_errors(response)))
     if not errors:
         return None
     return "LLM response does not match text prompt JSON schema: " + "; ".join(
