@@ -320,7 +320,8 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="File to write, or a directory for one file per workflow [default: standard output].")
 @click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
-def graph(paths, fmt, out, parameters) -> None:
+@click.option("--coverage", "show_coverage", is_flag=True, help="Run each workflow's test file (NAME.test.yaml) and draw in pink what no case exercised.")
+def graph(paths, fmt, out, parameters, show_coverage) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
     from .graph import GraphUsageError, GraphvizMissing, outputs, pictures
 
@@ -328,6 +329,10 @@ def graph(paths, fmt, out, parameters) -> None:
         drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
         if not drawn:
             raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
+        if show_coverage:
+            from .graph.coverage import mark
+
+            mark(drawn)
         results = outputs(drawn, fmt, out)
         for dest, text in results:
             if dest is None:

@@ -70,13 +70,14 @@ def find_test_files(paths: list[str]) -> list[Path]:
                 if is_test_file(candidate) and candidate.is_file() and not SKIPPED_DIRS & set(candidate.parts):
                     found.append(candidate)
         elif path.is_file():
-            found.append(path if is_test_file(path) else _test_file_for(path) or path)
+            found.append(path if is_test_file(path) else test_file_for(path) or path)
         else:
             raise LoadError(f"{raw}: no such file or directory")
     return list(dict.fromkeys(found))
 
 
-def _test_file_for(workflow: Path) -> Path | None:
+def test_file_for(workflow: Path) -> Path | None:
+    """The test file beside a workflow file, if there is one."""
     stem = workflow.name[: -len(workflow.suffix)] if workflow.suffix else workflow.name
     for suffix in TEST_SUFFIXES:
         candidate = workflow.with_name(stem + suffix)
