@@ -10,6 +10,7 @@ from typing import Any
 from . import graph as graphs
 from . import semantics
 from .context import OutputParameter
+from .display import cap, render_for_display
 from .results import BlockResult, Runtime, failed
 from .templates import TemplateFailure, render
 
@@ -31,10 +32,6 @@ def _jinja_criterion(rt: Runtime, label: str, expression: str) -> bool:
 
 def _prompt_results(rt: Runtime, label: str, count: int) -> list[bool]:
     return rt.stubs.prompt_results(label, count)
-
-
-def _display(expression: str) -> str:
-    return expression.strip()[2:-2].strip() if semantics.is_pure_jinja_expression(expression) else expression
 
 
 def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
@@ -70,7 +67,7 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
             entry["rendered_expression"] = expression
             entry["result"] = prompt_results[index]
         else:
-            entry["rendered_expression"] = _display(str(expression))
+            entry["rendered_expression"] = render_for_display(str(expression), rt.ctx.values)
             try:
                 entry["result"] = _jinja_criterion(rt, label, str(expression))
             except TemplateFailure as exc:
@@ -98,7 +95,9 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         "criteria_type": criteria_type(criteria, branch=True) if criteria else None,
         "criteria_expression": criteria.get("expression") if criteria else None,
         "next_block_label": next_label,
-        "evaluations": evaluations,
+        "evaluations": [
+            {**e, "rendered_expression": cap(e["rendered_expression"])} if e["is_matched"]
+            else {k: v for k, v in e.items() if k != "rendered_expression"} for e in evaluations],
         "llm_response": None,
         "llm_prompt": None,
     }
