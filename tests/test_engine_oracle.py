@@ -4,7 +4,8 @@ Every case of the corpus (``engine_diff``: the scenario fixtures, the oracle's o
 seeded variations of both) runs once through the real engine, in one process of the release's
 cached venv, and once through the simulator; the traces are compared on five dimensions and the
 agreement printed (and written to ``engine-agreement.json`` in pytest's temporary directory, or
-where ``WFLINT_ENGINE_AGREEMENT`` says). The engine is right: a disagreement is a simulator bug
+where ``WFLINT_ENGINE_AGREEMENT`` says). ``WFLINT_ENGINE_CACHE=FILE`` keeps the engine's traces
+for the next run while the corpus is unchanged. The engine is right: a disagreement is a simulator bug
 to fix, or a known difference listed in docs/simulate.md.
 
 The figures must reach those the issue sets: 95 % for run status and the executed block
@@ -51,7 +52,15 @@ def corpus():
     scenario_cases = oracle.scenario_cases(oracle.load_scenarios())
     bases = fixture_cases() + scenario_cases
     cases = bases + generated_cases(bases)
+    cache = os.environ.get("WFLINT_ENGINE_CACHE")
+    names = [c["name"] for c in cases]
+    if cache and Path(cache).is_file():
+        stored = json.loads(Path(cache).read_text())
+        if [t.get("name") for t in stored] == names:
+            return cases, stored
     real = oracle.run_real(cases, stderr=sys.stderr)
+    if cache:  # the engine takes minutes; a developer fixing the simulator reruns only it
+        Path(cache).write_text(json.dumps(real))
     return cases, real
 
 

@@ -154,7 +154,7 @@ def test_json_re_and_datetime_are_there_without_import_and_open_is_not():
 
 def test_a_runaway_code_block_is_stopped_and_the_next_one_still_runs():
     request = wf([code("spin", "while True:\n    pass", continue_on_failure=True), code("after", "ok = 1")])
-    simulation = Simulation(request, {"name": "timeout"}, code_time_limit=0.5)
+    simulation = Simulation(request, {"name": "timeout"}, code_time_limit=1.0)
     result = simulation.run()
     assert result["trace"][0]["failure_reason"] == (
         "Failed to execute code block. Reason: TimeoutError: code block exceeded 300 seconds")

@@ -22,6 +22,8 @@ _WORKER = Path(__file__).with_name("code_worker.py")
 #: wflint's own cut-off for one code block (the engine's is 300 s; the reported reason names the
 #: engine's, since that is what a real run would say).
 DEFAULT_TIME_LIMIT = 10.0
+#: how long a new worker may take to say it is ready (a loaded machine is slow to start Python)
+STARTUP_LIMIT = 60.0
 
 
 class CodeRunner:
@@ -31,11 +33,18 @@ class CodeRunner:
 
     def _start(self) -> subprocess.Popen[str]:
         env = {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"}
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             [sys.executable, "-I", "-S", "-u", str(_WORKER)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, env=env, cwd=str(_WORKER.parent),
         )
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], STARTUP_LIMIT)
+        if not ready or not proc.stdout.readline():
+            proc.kill()
+            proc.wait()
+            raise OSError("the code worker did not start")
+        return proc
 
     def run(self, code: str, params: dict[str, Any], *, network: bool, time_limit: float) -> dict[str, Any]:
         """The worker's answer: ``{"ok": True, "result": …}`` or ``{"ok": False, "kind": …}``;
@@ -44,9 +53,9 @@ class CodeRunner:
         with self._lock:
             for _attempt in range(2):
                 proc = self._proc
-                if proc is None or proc.poll() is not None:
-                    proc = self._proc = self._start()
                 try:
+                    if proc is None or proc.poll() is not None:
+                        proc = self._proc = self._start()
                     assert proc.stdin is not None and proc.stdout is not None
                     proc.stdin.write(request)
                     proc.stdin.flush()

@@ -187,6 +187,8 @@ def main() -> None:
     loop = asyncio.new_event_loop()
     out = sys.stdout
     sys.stdout = sys.stderr  # stray writes must never corrupt the protocol
+    out.write('{"ready": true}\n')  # the time limit counts from here, not from start-up
+    out.flush()
     for line in sys.stdin:
         try:
             answer = run_one(json.loads(line), loop)

@@ -26,7 +26,11 @@ def criteria_type(criteria: dict[str, Any], *, branch: bool) -> str:
 
 
 def _jinja_criterion(rt: Runtime, label: str, expression: str) -> bool:
-    rendered = render(expression, rt.ctx.namespace(label)) or ""
+    try:
+        rendered = render(expression, rt.ctx.namespace(label)) or ""
+    except TemplateFailure as exc:
+        # ``JinjaBranchCriteria.evaluate`` wraps the renderer's error once more
+        raise TemplateFailure(expression, str(exc)) from exc
     return semantics.is_truthy_string(rendered)
 
 

@@ -250,7 +250,7 @@ def task_output(status: str, outcome: dict[str, Any]) -> dict[str, Any]:
         "task_id": "tsk_simulated", "status": status,
         "extracted_information": outcome.get("extracted_information"),
         "failure_reason": outcome.get("failure_reason"), "errors": list(outcome.get("errors") or []),
-        "failure_category": None, "downloaded_files": None, "downloaded_file_urls": None,
+        "failure_category": None, "downloaded_files": [], "downloaded_file_urls": None,
         "downloaded_file_artifact_ids": None, "task_screenshots": None, "workflow_screenshots": None,
         "task_screenshot_artifact_ids": None, "workflow_screenshot_artifact_ids": None,
     }

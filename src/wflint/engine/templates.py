@@ -15,6 +15,7 @@ from typing import Any
 from jinja2.sandbox import SandboxedEnvironment
 
 from . import semantics
+from .available_keys import available_keys
 
 
 class TemplateFailure(Exception):
@@ -59,8 +60,7 @@ def render(text: str | None, namespace: dict[str, Any]) -> str | None:
     except TemplateFailure:
         raise
     except Exception as exc:
-        keys = sorted(k for k in namespace if k in text)
-        raise TemplateFailure(text, str(exc), keys) from exc
+        raise TemplateFailure(text, str(exc), available_keys(text, namespace)) from exc
 
 
 def render_json_value(value: Any, namespace: dict[str, Any]) -> Any:
