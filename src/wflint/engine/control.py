@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import graph as graphs
-from . import semantics
+from . import prompt_branches, semantics
 from .context import OutputParameter
 from .display import cap, render_for_display
 from .results import BlockResult, Runtime, failed
@@ -38,17 +38,42 @@ def _prompt_results(rt: Runtime, label: str, count: int) -> list[bool]:
     return rt.stubs.prompt_results(label, count)
 
 
+def _prompt_batch(rt: Runtime, label: str, criteria: list[dict[str, Any]]) -> tuple[list[str], str]:
+    """The criteria as sent (their ``{{ }}`` parts rendered) and the prompt that carries them."""
+    rendered, plain_text = [], False
+    for item in criteria:
+        expression = str(item.get("expression") or "")
+        if "{{" in expression:
+            try:
+                rendered.append(render(expression, rt.ctx.namespace(label)) or "")
+                continue
+            except TemplateFailure:
+                plain_text = True
+        else:
+            plain_text = True
+        rendered.append(expression)
+    context_json = None
+    if plain_text:
+        snapshot = prompt_branches.context_snapshot(rt.ctx, label, rt.conditional_labels)
+        context_json = prompt_branches.snapshot_json(snapshot)
+    return rendered, prompt_branches.evaluation_prompt(rendered, context_json)
+
+
 def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     label = block["label"]
     branch_list = graphs.branches(block)
     prompt_indexes = [i for i, b in enumerate(branch_list)
                       if b.get("criteria") and criteria_type(b["criteria"], branch=True) == "prompt"]
     prompt_results: dict[int, bool] = {}
-    batch_error = None
+    prompt_rendered: dict[int, str] = {}
+    batch_error, llm_prompt, llm_response = None, None, None
     if prompt_indexes:
         try:
+            rendered, llm_prompt = _prompt_batch(rt, label, [branch_list[i]["criteria"] for i in prompt_indexes])
             results = _prompt_results(rt, label, len(prompt_indexes))
+            llm_response = prompt_branches.stub_response(results)
             prompt_results = dict(zip(prompt_indexes, results, strict=False))
+            prompt_rendered = dict(zip(prompt_indexes, rendered, strict=False))
         except Exception as exc:  # noqa: BLE001 - the engine records any evaluation error
             batch_error = semantics.PROMPT_BRANCHES_FAILED.format(error=exc)
     matched, first_error, evaluations = None, None, []
@@ -68,7 +93,7 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
                 entry["error"] = batch_error
                 first_error = first_error or batch_error
                 continue
-            entry["rendered_expression"] = expression
+            entry["rendered_expression"] = prompt_rendered.get(index, expression)
             entry["result"] = prompt_results[index]
         else:
             entry["rendered_expression"] = render_for_display(str(expression), rt.ctx.values)
@@ -102,8 +127,8 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         "evaluations": [
             {**e, "rendered_expression": cap(e["rendered_expression"])} if e["is_matched"]
             else {k: v for k, v in e.items() if k != "rendered_expression"} for e in evaluations],
-        "llm_response": None,
-        "llm_prompt": None,
+        "llm_response": llm_response,
+        "llm_prompt": cap(llm_prompt),
     }
     if matched is not None and first_error is not None:
         metadata["evaluation_error"] = first_error

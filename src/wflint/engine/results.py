@@ -40,6 +40,8 @@ class Runtime(Protocol):
     code_time_limit: float
     workflow_error_mapping: dict[str, str]
     llm_prompts: list[dict[str, str]]
+    #: every conditional's label, loop bodies included (the branch-evaluation context omits their debug output)
+    conditional_labels: set[str]
 
     def note_input(self, name: str, value: Any) -> None: ...
 

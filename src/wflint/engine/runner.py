@@ -47,6 +47,7 @@ class Simulation:
         self.status = "running"
         self.failure_reason: str | None = None
         self.ctx: RunContext
+        self.conditional_labels = _conditional_labels(self.definition.get("blocks") or [])
         self._row_stack: list[int] = []
 
     # ------------------------------------------------------------------ Runtime protocol
@@ -186,6 +187,16 @@ class Simulation:
         outcome = _terminal_outcome(block, result)
         if outcome is not None and not was_final:
             self._stop(*outcome)
+
+
+def _conditional_labels(blocks: list[Any]) -> set[str]:
+    labels: set[str] = set()
+    for block in blocks:
+        if isinstance(block, dict):
+            if block.get("block_type") == "conditional" and isinstance(block.get("label"), str):
+                labels.add(block["label"])
+            labels |= _conditional_labels(block.get("loop_blocks") or [])
+    return labels
 
 
 def _terminal_outcome(block: dict[str, Any], result: BlockResult) -> tuple[str, str | None] | None:
