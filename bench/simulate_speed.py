@@ -43,7 +43,8 @@ def twenty_blocks() -> tuple[dict, dict]:
         {"block_type": "wait", "label": "pause", "wait_sec": 1},
         {"block_type": "http_request", "label": "notify", "method": "POST", "url": "https://hooks.example.com/x",
          "body": {"n": "{{ count_output.n | json }}"}},
-        {"block_type": "extraction", "label": "read", "data_extraction_goal": "Read the total"},
+        {"block_type": "extraction", "label": "read", "url": "https://shop.example.com/cart",
+         "data_extraction_goal": "Read the total"},
         {"block_type": "navigation", "label": "go", "navigation_goal": "Open {{ read_output.extracted_information.page }}"},
         {"block_type": "terminate", "label": "never", "reason": "unused", "continue_on_failure": True},
     ]

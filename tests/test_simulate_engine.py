@@ -131,11 +131,21 @@ def test_every_local_except_the_parameters_is_the_output():
     assert result["outputs"]["calc_output"] == {"x": 10, "result": {"x": 10}}
 
 
-def test_code_without_locals_records_null_but_renders_as_an_empty_dict():
+def test_code_without_locals_shows_null_on_its_row_but_an_empty_dict_everywhere_else():
     request = wf([code("quiet", "pass"), code("echo", "seen = '{{ quiet_output }}'")])
     result = simulate(request, {"name": "empty"})
-    assert result["outputs"]["quiet_output"] is None
+    assert result["trace"][0]["output"] is None
+    assert result["outputs"]["quiet_output"] == {}
     assert result["outputs"]["echo_output"] == {"seen": "{}"}
+
+
+def test_a_task_block_without_url_fails_until_a_page_was_opened():
+    request = wf([{"block_type": "extraction", "label": "first", "data_extraction_goal": "x", "continue_on_failure": True},
+                  {"block_type": "navigation", "label": "open", "url": "https://a.example", "navigation_goal": "go"},
+                  {"block_type": "extraction", "label": "then", "data_extraction_goal": "x"}])
+    result = simulate(request, {"name": "no url"})
+    assert result["trace"][0]["failure_reason"] == "No Valid URL found in the first task of workflow run wr_simulated"
+    assert [row["status"] for row in result["trace"]] == ["failed", "completed", "completed"]
 
 
 @pytest.mark.parametrize("source", ["import os\nx = 1", "x = (1).__class__", "y = ().__class__.__bases__"])
@@ -255,7 +265,7 @@ def test_the_block_reference_variable_merges_across_iterations_and_exposes_extra
         {"block_type": "for_loop", "label": "each", "loop_over_parameter_key": "xs",
          "loop_blocks": [code("c", "{{ 'a' if current_index == 0 else 'b' }} = {{ current_value }}")]},
         code("after", "merged = {{ c }}"),
-        {"block_type": "extraction", "label": "ext", "data_extraction_goal": "x"},
+        {"block_type": "extraction", "label": "ext", "url": "https://a.example", "data_extraction_goal": "x"},
         code("read", "out = {{ ext.output }}"),
     ], [param("xs", "json", [1, 2])])
     case = {"name": "refs", "tasks": {"ext": {"status": "completed", "extracted_information": {"p": 1}}}}

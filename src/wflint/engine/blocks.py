@@ -85,9 +85,8 @@ def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.note_input("printed", "".join(answer["printed"]))
     if answer.get("ok"):
         result = answer.get("result")
-        # An empty result is recorded as null, yet later templates still see the empty dict.
-        rt.ctx.record_output(label, result, persisted=result or None)
-        return BlockResult("completed", result or None)
+        rt.ctx.record_output(label, result)
+        return BlockResult("completed", result)
     kind = answer.get("kind")
     if kind == "insecure":
         return failed(semantics.CODE_INSECURE)
@@ -95,9 +94,9 @@ def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         return failed(semantics.CODE_TIMEOUT.format(seconds=semantics.CODE_TIMEOUT_SECONDS))
     if kind == "error_code_args":
         reason = semantics.CODE_ERROR_CODE_ARGS
-        output = {"status": "failed", "failure_reason": reason, "errors": []}
-        rt.ctx.record_output(label, output)
-        return failed(reason, output)
+        # recorded for later blocks, but the raise happens before a result carries it
+        rt.ctx.record_output(label, {"status": "failed", "failure_reason": reason, "errors": []})
+        return failed(reason)
     if kind == "error_code":
         return _declared_error(rt, block, answer)
     reason = semantics.CODE_FAILED.format(exc_type=answer.get("type"), message=answer.get("message"))

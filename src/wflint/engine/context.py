@@ -47,7 +47,7 @@ class RunContext:
         self.values: dict[str, Any] = dict(parameters)
         self.metadata: dict[str, dict[str, Any]] = {}
         self.run_outputs: dict[str, Any] = {}
-        #: ``<label>_output`` → value as recorded (persisted) for the run's final outputs
+        #: ``<label>_output`` → value as recorded, for the run's final outputs
         self.recorded: dict[str, Any] = {}
         #: how many times each block recorded output (a failed execution that recorded none is invalidated)
         self.record_counts: dict[str, int] = {}
@@ -62,12 +62,12 @@ class RunContext:
             "browser_session_id": "",
         }
 
-    def record_output(self, label: str, value: Any, *, persisted: Any = ...) -> None:
+    def record_output(self, label: str, value: Any) -> None:
         """``record_output_parameter_value``: the value later blocks see, and the block reference."""
         key = f"{label}_output"
         self.record_counts[label] = self.record_counts.get(label, 0) + 1
         self.values[key] = value
-        self.recorded[key] = value if persisted is ... else persisted
+        self.recorded[key] = value
         ref = copy.deepcopy(value)
         if isinstance(ref, dict) and "extracted_information" in ref:
             ref["output"] = ref.get("extracted_information")

@@ -60,6 +60,7 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         output = {"error": str(exc), "error_type": "unknown"}
         rt.ctx.record_output(label, output)
         return failed(f"HTTP request failed: {exc}", output)
+    response_headers = {_canonical_header(k): v for k, v in response_headers.items()}
     output = {
         "status_code": status, "response_headers": response_headers, "response_body": response_body,
         "request_method": method, "request_url": url, "request_headers": headers, "request_body": body,
@@ -69,6 +70,11 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     if 200 <= status < 300:
         return BlockResult("completed", output)
     return failed(f"HTTP {status}: {response_body}", output)
+
+
+def _canonical_header(name: str) -> str:
+    """aiohttp spells the headers it knows canonically (``Content-Type``), whatever the server sent."""
+    return "-".join(part[:1].upper() + part[1:].lower() for part in name.split("-"))
 
 
 def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: float) -> tuple[int, dict, Any]:
@@ -222,12 +228,19 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     """The task seam: the real block's retries and ``TaskOutput`` around the stubbed agent."""
     label = block["label"]
     namespace = rt.ctx.namespace(label)
+    rendered: dict[str, str] = {}
     try:
         for name in _TASK_FIELDS:
             if block.get(name):
-                rt.note_input(name, render(str(block[name]), namespace))
+                rendered[name] = render(str(block[name]), namespace) or ""
+                rt.note_input(name, rendered[name])
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
+    if rendered.get("url"):
+        rt.page_url = rendered["url"]
+    elif rt.page_url in ("about:blank", ""):
+        # ``resolve_inherited_workflow_task_page``: nothing to inherit before any page was opened
+        return failed(f"No Valid URL found in the first task of workflow run {rt.ctx.runtime['workflow_run_id']}")
     attempts = 1 + max(0, int(block.get("max_retries") or 0))
     output: dict[str, Any] = {}
     for _attempt in range(attempts):

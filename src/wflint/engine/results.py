@@ -42,6 +42,7 @@ class Runtime(Protocol):
     llm_prompts: list[dict[str, str]]
     #: every conditional's label, loop bodies included (the branch-evaluation context omits their debug output)
     conditional_labels: set[str]
+    page_url: str
 
     def note_input(self, name: str, value: Any) -> None: ...
 

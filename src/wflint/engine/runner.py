@@ -48,6 +48,8 @@ class Simulation:
         self.failure_reason: str | None = None
         self.ctx: RunContext
         self.conditional_labels = _conditional_labels(self.definition.get("blocks") or [])
+        #: the fake browser's page: a task without a url inherits it, and fails while it is blank
+        self.page_url = "about:blank"
         self._row_stack: list[int] = []
 
     # ------------------------------------------------------------------ Runtime protocol
@@ -76,7 +78,9 @@ class Simulation:
             self._row_stack.pop()
         if not result.success and index is not None and self.ctx.record_counts.get(label, 0) == recorded_before:
             self.ctx.record_output(label, None)  # a failed iteration's stale output must not leak
-        row.update(status=result.status, output=public(result.output), failure_reason=result.failure_reason)
+        # a block row keeps no empty output ({} or []): it reads null, while the run's outputs keep it
+        row_output = result.output if result.output not in ({}, [], "") else None
+        row.update(status=result.status, output=public(row_output), failure_reason=result.failure_reason)
         self.errors.extend(result.errors)
         self._notify(row)
         return result
