@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "simulate"
 
 ID_RE = re.compile(r"\b(?:wr|wrb|w|wpid|tsk|stp|o|a|op|wp|oat|tr|cr)_(?:\d{12,}|simulated)\b")
+UUID_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 VOLATILE_SUFFIXES = ("_id", "_ids", "_at")
 #: response headers that say when and by whom, not what
 VOLATILE_HEADERS = frozenset({"date", "server", "content-length"})
@@ -45,7 +46,7 @@ def normalise(value: Any) -> Any:
     if isinstance(value, list):
         return [normalise(v) for v in value]
     if isinstance(value, str):
-        return ID_RE.sub("<id>", value)
+        return UUID_RE.sub("<uuid>", ID_RE.sub("<id>", value))
     return value
 
 

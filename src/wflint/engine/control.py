@@ -71,17 +71,18 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         try:
             rendered, llm_prompt = _prompt_batch(rt, label, [branch_list[i]["criteria"] for i in prompt_indexes])
             results = _prompt_results(rt, label, len(prompt_indexes))
-            llm_response = prompt_branches.stub_response(results)
+            llm_response = prompt_branches.stub_response(rt.stubs.last_raw_results)
             prompt_results = dict(zip(prompt_indexes, results, strict=False))
             prompt_rendered = dict(zip(prompt_indexes, rendered, strict=False))
         except Exception as exc:  # noqa: BLE001 - the engine records any evaluation error
             batch_error = semantics.PROMPT_BRANCHES_FAILED.format(error=exc)
     matched, first_error, evaluations = None, None, []
+    ids = rt.branch_ids(label, len(branch_list))
     for index, branch in enumerate(branch_list):
         criteria = branch.get("criteria") if isinstance(branch.get("criteria"), dict) else None
         kind = criteria_type(criteria, branch=True) if criteria else None
         expression = criteria.get("expression") if criteria else None
-        entry = {"branch_index": index, "criteria_type": kind, "original_expression": expression,
+        entry = {"branch_id": ids[index], "branch_index": index, "criteria_type": kind, "original_expression": expression,
                  "rendered_expression": None, "result": None, "is_matched": False,
                  "is_default": bool(branch.get("is_default")),
                  "next_block_label": branch.get("next_block_label"), "error": None}
@@ -120,6 +121,7 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     metadata: dict[str, Any] = {
         "branch_taken": next_label,
         "branch_index": branch_list.index(matched) if matched is not None else None,
+        "branch_id": ids[branch_list.index(matched)] if matched is not None else None,
         "branch_description": matched.get("description") if matched is not None else None,
         "criteria_type": criteria_type(criteria, branch=True) if criteria else None,
         "criteria_expression": criteria.get("expression") if criteria else None,

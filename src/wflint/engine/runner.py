@@ -4,6 +4,7 @@ block, and the normalised trace of ``service-runs.md`` (``_execute_workflow`` of
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -51,12 +52,19 @@ class Simulation:
         #: the fake browser's page: a task without a url inherits it, and fails while it is blank
         self.page_url = "about:blank"
         self._row_stack: list[int] = []
+        self._branch_ids: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------------ Runtime protocol
 
     def note_input(self, name: str, value: Any) -> None:
         if self._row_stack:
             self.inputs[self._row_stack[-1]][name] = value
+
+    def branch_ids(self, label: str, count: int) -> list[str]:
+        """Each branch's id (a UUID the service gives it at save time), stable within the run."""
+        ids = self._branch_ids.setdefault(label, [])
+        ids.extend(str(uuid.uuid4()) for _ in range(count - len(ids)))
+        return ids[:count]
 
     def run_code(self, code: str, params: dict[str, Any]) -> dict[str, Any]:
         runner = self._code_runner or shared_runner()

@@ -22,6 +22,8 @@ class Stubs:
         self._used: dict[tuple[str, str], int] = {}
         #: what ran on a default for want of a stub (``llm:label``, ``task:label`` ...)
         self.unstubbed: list[str] = []
+        #: the last prompt-branch answer as given, extra entries included (the LLM's whole reply)
+        self.last_raw_results: list[bool] = []
 
     def prompt_results(self, label: str, count: int) -> list[bool]:
         """The results of ``count`` natural-language criteria of ``label`` for one evaluation:
@@ -31,8 +33,10 @@ class Stubs:
         entry = self._tables["prompt_branches"].get(label, _MISSING)
         if entry is _MISSING:
             self.unstubbed.append(f"prompt_branches:{label}")
+            self.last_raw_results = [False] * count
             return [False] * count
         if isinstance(entry, bool):
+            self.last_raw_results = [entry] * count
             return [entry] * count
         if isinstance(entry, list) and entry and all(isinstance(x, list) for x in entry):
             results = self.take("prompt_branches", label)
@@ -40,7 +44,8 @@ class Stubs:
             results = [self._next(label, entry)]
         else:
             results = list(entry) if isinstance(entry, list) else [entry]
-        results = [bool(r) for r in results][:count]
+        self.last_raw_results = [bool(r) for r in results]
+        results = self.last_raw_results[:count]
         return results + [False] * (count - len(results))
 
     def has(self, table: str, label: str) -> bool:
