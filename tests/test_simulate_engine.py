@@ -284,3 +284,19 @@ def test_a_bad_case_value_never_raises():
     request = wf([code("c", "x = 1")])
     result = simulate(request, {"name": "odd", "blocks": {"c": "just text"}})
     assert result["status"] == "completed" and result["outputs"]["c_output"] == "just text"
+
+
+@pytest.mark.parametrize("reason,attempts", [("wrong password", 3), ("blocked by a captcha", 1),
+                                             ("Access denied by the site", 1), ("access denied: bad password", 3)])
+def test_task_retries_stop_early_on_an_anti_bot_failure(reason, attempts):
+    request = wf([{"block_type": "login", "label": "login", "url": "https://a.example", "max_retries": 2}])
+    tasks = [{"status": "failed", "failure_reason": f"{reason} #{i}"} for i in range(3)]
+    result = simulate(request, {"name": "retries", "tasks": {"login": tasks}})
+    assert result["failure_reason"] == f"login block failed. failure reason: {reason} #{attempts - 1}"
+
+
+def test_a_terminated_task_without_reason_names_its_status():
+    request = wf([{"block_type": "navigation", "label": "go", "url": "https://a.example", "navigation_goal": "x"}])
+    result = simulate(request, {"name": "t", "tasks": {"go": {"status": "terminated"}}})
+    assert result["status"] == "terminated"
+    assert result["trace"][0]["failure_reason"] == "Task tsk_simulated finished with status terminated"

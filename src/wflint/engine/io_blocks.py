@@ -241,21 +241,31 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     elif rt.page_url in ("about:blank", ""):
         # ``resolve_inherited_workflow_task_page``: nothing to inherit before any page was opened
         return failed(f"No Valid URL found in the first task of workflow run {rt.ctx.runtime['workflow_run_id']}")
-    attempts = 1 + max(0, int(block.get("max_retries") or 0))
-    output: dict[str, Any] = {}
-    for _attempt in range(attempts):
+    max_retries = max(0, int(block.get("max_retries") or 0))
+    retry = 0
+    while True:
         if not rt.stubs.has("tasks", label):
             rt.stubs.unstubbed.append(f"task:{label}")
         outcome = rt.stubs.take("tasks", label) or {}
-        status = outcome.get("status") or "completed"
+        status = str(outcome.get("status") or "completed")
         output = task_output(status, outcome)
-        if status != "failed" or _anti_bot(outcome.get("failure_reason")):
-            break
-    rt.ctx.record_output(label, output)
-    status = output["status"]
-    block_status = status if status in ("completed", "failed", "terminated", "timed_out", "canceled") else "failed"
-    reason = None if block_status == "completed" else output.get("failure_reason")
-    return BlockResult(block_status, output, reason, errors=list(output.get("errors") or []))
+        reason = outcome.get("failure_reason")
+        task_id = output["task_id"]
+        if status in ("completed", "terminated"):
+            rt.ctx.record_output(label, output)
+            if status == "terminated":
+                reason = reason or f"Task {task_id} finished with status {status}"
+            return BlockResult(status, output, reason, errors=list(output["errors"]))
+        if status == "canceled":
+            return BlockResult("canceled", None, reason or f"Task {task_id} was canceled")
+        if status == "timed_out":
+            return BlockResult("timed_out", None, reason or f"Task {task_id} timed out")
+        retry += 1
+        if retry <= max_retries and not semantics.is_anti_bot_failure(reason):
+            continue
+        rt.ctx.record_output(label, output)
+        return BlockResult("failed", output, reason or f"Task {task_id} failed with status {status}",
+                           errors=list(output["errors"]))
 
 
 def task_output(status: str, outcome: dict[str, Any]) -> dict[str, Any]:
@@ -269,6 +279,3 @@ def task_output(status: str, outcome: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _anti_bot(reason: Any) -> bool:
-    text = str(reason or "").lower()
-    return any(word in text for word in semantics.ANTI_BOT_WORDS)

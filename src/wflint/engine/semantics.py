@@ -139,5 +139,15 @@ TASK_BLOCK_TYPES = frozenset({
 })
 #: Block statuses a run cannot go on from unless ``continue_on_failure`` allows it.
 STOPPING_STATUSES = frozenset({"failed", "terminated", "timed_out", "canceled"})
-#: An anti-bot failure skips a task's remaining retries (§7).
-ANTI_BOT_WORDS = ("captcha", "blocked", "bot detection", "access denied")
+#: ``classify_from_failure_reason`` (failure_classifier.py): a task failure whose reason has one of
+#: these is an anti-bot block, and skips the task's remaining retries (§7); "access denied" counts
+#: only without words of authentication near it.
+ANTI_BOT_WORDS = ("captcha", "cloudflare", "turnstile", "bot detect", "bot block", "ip block", "request block",
+                  "anti-bot", "human verification", "verify you are human")
+AUTH_WORDS = ("login", "auth", "password", "permission", "credential")
+
+
+def is_anti_bot_failure(reason: str | None) -> bool:
+    text = (reason or "").lower()
+    words = ANTI_BOT_WORDS if any(w in text for w in AUTH_WORDS) else (*ANTI_BOT_WORDS, "access denied")
+    return any(w in text for w in words)
