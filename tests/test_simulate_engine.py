@@ -300,3 +300,38 @@ def test_a_terminated_task_without_reason_names_its_status():
     result = simulate(request, {"name": "t", "tasks": {"go": {"status": "terminated"}}})
     assert result["status"] == "terminated"
     assert result["trace"][0]["failure_reason"] == "Task tsk_simulated finished with status terminated"
+
+
+def test_a_matched_criterion_is_shown_with_values_substituted_and_the_others_are_not_shown():
+    request = wf([
+        {"block_type": "conditional", "label": "c", "branch_conditions": [
+            {"criteria": {"expression": "{{ which == 'a' }}"}, "next_block_label": "a"},
+            {"criteria": {"expression": "{{ which|upper == 'B' }}"}, "next_block_label": "b"}]},
+        code("a", "x = 1"), code("b", "y = 1"),
+    ], [param("which", "string", "b")], version=2)
+    evaluations = simulate(request, {"name": "display"})["trace"][0]["output"]["evaluations"]
+    assert "rendered_expression" not in evaluations[0]
+    assert evaluations[1]["rendered_expression"] == "\"B\" == 'B'"
+
+
+def test_a_template_failure_lists_the_keys_the_reference_could_have_used():
+    request = wf([code("make", "row = {'id': 1, 'items': 2}"), code("use", "v = {{ make_output.row.nope.deeper }}")])
+    output = simulate(request, {"name": "keys"})["trace"][1]["output"]
+    assert output["available_keys"][:2] == ["make_output.row.id", 'make_output.row["items"]']
+    assert "workflow_title" in output["available_keys"]
+
+
+def test_prompt_criteria_are_sent_in_the_engine_prompt_with_a_context_snapshot():
+    request = wf([
+        code("start", "total = 5"),
+        {"block_type": "conditional", "label": "c", "branch_conditions": [
+            {"criteria": {"criteria_type": "prompt", "expression": "the total is large"}, "next_block_label": "big"},
+            {"is_default": True, "next_block_label": "small"}]},
+        code("big", "x = 1"), code("small", "y = 1"),
+    ], version=2)
+    request["workflow_definition"]["blocks"][0]["next_block_label"] = "c"
+    output = simulate(request, {"name": "prompt", "prompt_branches": {"c": [True]}})["trace"][1]["output"]
+    assert "Condition: the total is large" in output["llm_prompt"]
+    assert '"start_output": {"total": 5}' in output["llm_prompt"]
+    assert output["llm_response"] == {"evaluations": [{"condition_index": 1, "reasoning": "stub", "result": True}]}
+    assert output["branch_taken"] == "big"
