@@ -147,10 +147,26 @@ def test_simulate_text_is_a_timeline_with_rendered_inputs():
 
 def test_simulate_refused_run_and_bad_paths(tmp_path):
     result = run("simulate", str(SIM / "params.yaml"))
-    assert result.exit_code == 0 and "refused before the run starts: HTTP 400" in result.output
+    assert result.exit_code == 0 and "refused: HTTP 400" in result.output
     assert run("simulate", str(tmp_path / "missing.yaml")).exit_code == 2
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     result = run("simulate", str(SIM / "loops.yaml"), str(bad))
     assert result.exit_code == 2 and "not valid JSON" in result.output
     assert run("simulate", str(SIM / "loops.yaml"), "--target-version", "9.9.9").exit_code == 2
+
+
+def test_simulate_reads_engine_oracle_cases_as_json_lines(tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(json.dumps({"name": n, "workflow": {}, "case": {"parameters": {"which": w}}})
+                               for n, w in (("a", "a"), ("b", "b"))) + "\n")
+    traces = json.loads(run("simulate", str(SIM / "branches.yaml"), str(cases), "--format", "json").output)
+    assert [(t["name"], t["trace"][2]["label"]) for t in traces] == [("a", "path_a"), ("b", "path_b")]
+
+
+def test_a_workflow_the_service_refuses_runs_no_case(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"title": "x", "workflow_definition": {"parameters": [], "blocks": [
+        {"block_type": "code", "label": "a", "code": "x = 1"}, {"block_type": "code", "label": "a", "code": "y = 1"}]}}))
+    traces = json.loads(run("simulate", str(bad), "--format", "json").stdout)
+    assert traces[0]["http_status"] == 422 and "trace" not in traces[0]

@@ -39,8 +39,10 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
         return EXIT_USAGE
     for diag in loaded.errors[:5]:
         echo(f"wflint: warning: {diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
+    refusal = loaded.refusal()
     try:
-        results = [run_case(loaded.request, case, network=network) for case in cases]
+        results = [({"name": case.get("name"), **refusal}, [], []) if refusal else run_case(loaded.request, case, network=network)
+                   for case in cases]
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
         return EXIT_INTERNAL

@@ -26,6 +26,17 @@ class LoadedWorkflow:
     #: the findings at or above error severity (the service would refuse, or the run fails)
     errors: list[Diagnostic] = field(default_factory=list)
 
+    def refusal(self) -> dict[str, Any] | None:
+        """How the service answers the save when it refuses the workflow (the first rejection in
+        its pipeline's order): no run can start. ``None`` when it accepts it."""
+        verdicts = sorted((d.service for d in self.errors if d.service is not None),
+                          key=lambda v: tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in v.order))
+        if not verdicts:
+            return None
+        first = next((d for d in self.errors if d.service is verdicts[0]), None)
+        detail = verdicts[0].detail if verdicts[0].detail is not None else (first.message if first else None)
+        return {"http_status": verdicts[0].status, "body": {"detail": detail}}
+
 
 def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
     if not path.is_file():
@@ -59,11 +70,20 @@ CASE_KEYS = frozenset({"name", "parameters", "blocks", "tasks", "llm", "prompt_b
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    """The cases of a case file: one mapping, a list of them, or ``{"cases": [...]}``."""
-    data = read_data(path)
+    """The cases of a case file: one mapping, a list of them, ``{"cases": [...]}``, or JSON lines
+    (``.jsonl``); an engine-oracle case ``{"name", "workflow", "case": {...}}`` gives its stub table."""
+    if path.suffix.lower() == ".jsonl":
+        try:
+            data = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except (OSError, ValueError) as exc:
+            raise LoadError(f"{path}: not valid JSON lines: {exc}") from None
+    else:
+        data = read_data(path)
     if isinstance(data, dict) and isinstance(data.get("cases"), list):
         data = data["cases"]
     items = data if isinstance(data, list) else [data]
+    items = [{"name": item.get("name"), **item["case"]} if isinstance(item, dict) and isinstance(item.get("case"), dict)
+             else item for item in items]
     cases = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):

@@ -140,8 +140,12 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
             use_network = case.get("network") if isinstance(case.get("network"), bool) else (
                 file_network if file_network is not None else network)
             stub_case = {k: v for k, v in case.items() if k not in ("expect", "network")}
+            refusal = workflow.refusal()
             try:
-                result, inputs, _ = run_case(workflow.request, stub_case, network=use_network)
+                if refusal:
+                    result, inputs = {"name": case["name"], **refusal}, []
+                else:
+                    result, inputs, _ = run_case(workflow.request, stub_case, network=use_network)
             except Exception as exc:  # noqa: BLE001 - one broken case must not hide the others
                 suite.cases.append(CaseResult(shown, workflow.path, case["name"],
                                               error=f"internal error: {type(exc).__name__}: {exc}"))

@@ -35,7 +35,7 @@ def render_trace(result: dict[str, Any], inputs: list[dict[str, Any]] | None = N
     name = result.get("name") or "case"
     if "http_status" in result:
         detail = (result.get("body") or {}).get("detail")
-        return f"case {name}: refused before the run starts: HTTP {result['http_status']}\n  {detail}\n"
+        return f"case {name}: refused: HTTP {result['http_status']}\n  {detail}\n"
     lines = [f"case {name}: {result.get('status')}"]
     if result.get("failure_reason"):
         lines.append(f"  reason: {result['failure_reason']}")
