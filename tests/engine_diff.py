@@ -156,11 +156,52 @@ def vary(base: dict[str, Any], rng: random.Random, n: int) -> list[dict[str, Any
     return out
 
 
+def mutate(base: dict[str, Any], rng: random.Random, n: int) -> list[dict[str, Any]]:
+    """``n`` seeded variations of the workflow itself: failure flags switched on and off
+    (``continue_on_failure``, ``next_loop_on_failure``, ``complete_if_empty``, ``max_retries``), with
+    stub outcomes that exercise them (failing, terminated and timed-out tasks; failing block stubs)."""
+    workflow = base["workflow"]
+    if not isinstance(workflow, dict) or not isinstance(workflow.get("workflow_definition"), dict):
+        return []
+    out = []
+    for i in range(n):
+        changed = copy.deepcopy(workflow)
+        blocks = _blocks(changed["workflow_definition"].get("blocks") or [])
+        case = copy.deepcopy(base["case"])
+        for b in blocks:
+            kind, label = b.get("block_type"), b.get("label")
+            if rng.random() < 0.4:
+                b["continue_on_failure"] = not b.get("continue_on_failure")
+            if kind in ("for_loop", "while_loop"):
+                if rng.random() < 0.4:
+                    b["next_loop_on_failure"] = not b.get("next_loop_on_failure")
+                if kind == "for_loop" and rng.random() < 0.3:
+                    b["complete_if_empty"] = not b.get("complete_if_empty")
+            elif rng.random() < 0.15:
+                b["next_loop_on_failure"] = True
+            if kind in TASK_TYPES:
+                if rng.random() < 0.5:
+                    b["max_retries"] = rng.choice([0, 1, 2])
+                if rng.random() < 0.6:
+                    case.setdefault("tasks", {})[label] = [
+                        {"status": rng.choice(["completed", "failed", "failed", "terminated", "timed_out"]),
+                         "failure_reason": rng.choice([None, "element not found", "blocked by a captcha"]),
+                         "extracted_information": rng.choice([None, {"n": 1}])} for _ in range(3)]
+            elif kind in ("code", "text_prompt", "http_request", "wait") and rng.random() < 0.15:
+                case.setdefault("blocks", {})[label] = rng.choice(
+                    [{"fail": "stubbed failure"}, {"status": "terminated", "fail": "stop here"},
+                     {"status": "timed_out", "fail": "too slow"}, {"output": {"ok": True}}])
+        out.append({"name": f"{base['name']}~m{i}", "workflow": changed, "case": case})
+    return out
+
+
 def generated_cases(bases: list[dict[str, Any]], seed: int = 19, per_case: int = 3) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     out = []
     for base in bases:
         out.extend(vary(base, rng, per_case))
+    for base in bases:
+        out.extend(mutate(base, rng, 2))
     return out
 
 
