@@ -335,3 +335,10 @@ def test_prompt_criteria_are_sent_in_the_engine_prompt_with_a_context_snapshot()
     assert '"start_output": {"total": 5}' in output["llm_prompt"]
     assert output["llm_response"] == {"evaluations": [{"condition_index": 1, "reasoning": "stub", "result": True}]}
     assert output["branch_taken"] == "big"
+
+
+def test_a_terminate_block_ends_the_run_even_with_continue_on_failure():
+    request = wf([{"block_type": "terminate", "label": "stop", "reason": "done", "continue_on_failure": True},
+                  code("after", "x = 1")])
+    result = simulate(request, {"name": "terminate cof"})
+    assert result["status"] == "terminated" and [r["label"] for r in result["trace"]] == ["stop"]

@@ -84,6 +84,8 @@ class Simulation:
             result = self._dispatch(block)
         finally:
             self._row_stack.pop()
+        if not result.success and kind in semantics.NOT_CONTINUABLE_BLOCK_TYPES:
+            result.can_continue = False
         if not result.success and index is not None and self.ctx.record_counts.get(label, 0) == recorded_before:
             self.ctx.record_output(label, None)  # a failed iteration's stale output must not leak
         # a block row keeps no empty output ({} or []): it reads null, while the run's outputs keep it

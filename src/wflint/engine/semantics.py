@@ -137,6 +137,9 @@ BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 TASK_BLOCK_TYPES = frozenset({
     "task", "navigation", "extraction", "login", "action", "file_download", "validation",
 })
+#: ``FAILURE_IS_CONTINUABLE = False``: a failure (or termination) of these blocks cannot be
+#: continued past, whatever ``continue_on_failure`` or ``next_loop_on_failure`` say.
+NOT_CONTINUABLE_BLOCK_TYPES = frozenset({"terminate"})
 #: Block statuses a run cannot go on from unless ``continue_on_failure`` allows it.
 STOPPING_STATUSES = frozenset({"failed", "terminated", "timed_out", "canceled"})
 #: ``classify_from_failure_reason`` (failure_classifier.py): a task failure whose reason has one of
