@@ -46,7 +46,7 @@ def twenty_blocks() -> tuple[dict, dict]:
         {"block_type": "extraction", "label": "read", "url": "https://shop.example.com/cart",
          "data_extraction_goal": "Read the total"},
         {"block_type": "navigation", "label": "go", "navigation_goal": "Open {{ read_output.extracted_information.page }}"},
-        {"block_type": "terminate", "label": "never", "reason": "unused", "continue_on_failure": True},
+        {"block_type": "code", "label": "finish", "code": "done = True"},
     ]
     blocks += [{"block_type": "code", "label": f"post_{i}", "code": f"w{i} = '{{{{ prep_{i}_output.v{i} }}}}'"}
                for i in range(3)]
