@@ -170,3 +170,13 @@ def test_a_workflow_the_service_refuses_runs_no_case(tmp_path):
         {"block_type": "code", "label": "a", "code": "x = 1"}, {"block_type": "code", "label": "a", "code": "y = 1"}]}}))
     traces = json.loads(run("simulate", str(bad), "--format", "json").stdout)
     assert traces[0]["http_status"] == 422 and "trace" not in traces[0]
+
+
+def test_a_yaml_workflow_runs_as_the_service_stores_it_labels_sanitized(tmp_path):
+    flow = tmp_path / "dash.yaml"
+    flow.write_text("title: dash\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+                    "    - {block_type: code, label: first-step, code: 'x = 1'}\n"
+                    "    - {block_type: code, label: use, code: 'y = {{ first_step_output.x }}'}\n")
+    trace = json.loads(run("simulate", str(flow), "--format", "json").stdout)[0]
+    assert [row["label"] for row in trace["trace"]] == ["first_step", "use"]
+    assert trace["outputs"]["use_output"] == {"y": 1}

@@ -49,7 +49,10 @@ def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
     if not workflows:
         raise LoadError(f"{path}: not a workflow definition")
     errors = [d for d in inspection.diagnostics if d.severity == "error"] if inspection else []
-    return LoadedWorkflow(str(path), workflows[0].request, errors)
+    wf = workflows[0]
+    # sent as yaml_definition, the service stores (and runs) the sanitized request: labels renamed
+    request = wf.sanitized.request if wf.sanitized is not None else wf.request
+    return LoadedWorkflow(str(path), request, errors)
 
 
 def read_data(path: Path) -> Any:
