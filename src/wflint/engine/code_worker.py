@@ -141,7 +141,7 @@ def run_one(request: dict, loop: asyncio.AbstractEventLoop) -> dict:
 
     safe_vars: dict = {
         "__builtins__": {**_SAFE_BUILTINS, "print": _print, "__build_class__": builtins.__build_class__,
-                         "__name__": "user_code"},
+                         "__name__": "skyvern.code_block"},
         "print": _print, "sleep": asyncio.sleep, "json": json, "re": re, "datetime": datetime,
         "ErrorCode": ErrorCode, "page": _Permissive(),
     }
