@@ -144,8 +144,23 @@ def test_a_task_block_without_url_fails_until_a_page_was_opened():
                   {"block_type": "navigation", "label": "open", "url": "https://a.example", "navigation_goal": "go"},
                   {"block_type": "extraction", "label": "then", "data_extraction_goal": "x"}])
     result = simulate(request, {"name": "no url"})
-    assert result["trace"][0]["failure_reason"] == "No Valid URL found in the first task of workflow run wr_simulated"
+    assert result["trace"][0]["failure_reason"].startswith("block 'first' has no starting URL set.")
     assert [row["status"] for row in result["trace"]] == ["failed", "completed", "completed"]
+    after_code = wf([code("c", "x = 1"), {"block_type": "extraction", "label": "e", "data_extraction_goal": "x"}])
+    result = simulate(after_code, {"name": "blank page"})
+    assert result["failure_reason"] == ("extraction block failed. failure reason: "
+                                        "No Valid URL found in the first task of workflow run wr_simulated")
+
+
+@pytest.mark.parametrize("url,ok", [("x/login", True), ("https://a.example/p q", True), ("ftp://a.example", False),
+                                    ("hello world/login", False)])
+def test_a_task_url_is_checked_after_rendering(url, ok):
+    request = wf([{"block_type": "navigation", "label": "go", "url": url, "navigation_goal": "x"}])
+    result = simulate(request, {"name": "url"})
+    assert (result["status"] == "completed") is ok
+    if not ok:
+        assert result["trace"][0]["failure_reason"] == (
+            "Failed to format jinja template: Invalid url: malformed. Use an HTTP or HTTPS URL with at most 2083 characters.")
 
 
 @pytest.mark.parametrize("source", ["import os\nx = 1", "x = (1).__class__", "y = ().__class__.__bases__"])

@@ -74,6 +74,7 @@ def terminate(rt: Runtime, block: dict[str, Any]) -> BlockResult:
 
 def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     label = block["label"]
+    rt.browser_open = True  # a code block gets the run's browser before anything else
     try:
         source = render_code(block.get("code") or "", rt.ctx.namespace(label))
     except TemplateFailure as exc:

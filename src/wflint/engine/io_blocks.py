@@ -236,11 +236,26 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
                 rt.note_input(name, rendered[name])
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
-    if rendered.get("url"):
-        rt.page_url = rendered["url"]
+    url = (rendered.get("url") or "").strip()
+    if url:
+        # a url without a scheme is taken as https (``prepend_scheme_and_validate_url``)
+        parts = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
+        if (parts.scheme not in ("http", "https") or any(c.isspace() for c in parts.netloc)
+                or len(url) > semantics.MAX_URL_LENGTH):
+            reason = f"Failed to format jinja template: {semantics.TASK_URL_MALFORMED}"
+            rt.ctx.record_output(label, {"failure_reason": reason})
+            return failed(reason, {"failure_reason": reason})
+        rt.page_url = url
+    elif not rt.browser_open:
+        # ``MissingStarterUrl``: the run's first browser block has nowhere to go
+        rt.browser_open = True
+        rt.ctx.record_output(label, None)
+        return failed(semantics.MISSING_STARTER_URL.format(label=label))
     elif rt.page_url in ("about:blank", ""):
-        # ``resolve_inherited_workflow_task_page``: nothing to inherit before any page was opened
+        # ``resolve_inherited_workflow_task_page``: the open page is still blank
+        rt.ctx.record_output(label, None)
         return failed(f"No Valid URL found in the first task of workflow run {rt.ctx.runtime['workflow_run_id']}")
+    rt.browser_open = True
     max_retries = max(0, int(block.get("max_retries") or 0))
     retry = 0
     while True:

@@ -43,6 +43,7 @@ class Runtime(Protocol):
     #: every conditional's label, loop bodies included (the branch-evaluation context omits their debug output)
     conditional_labels: set[str]
     page_url: str
+    browser_open: bool
 
     def note_input(self, name: str, value: Any) -> None: ...
 

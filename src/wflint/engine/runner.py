@@ -51,6 +51,8 @@ class Simulation:
         self.conditional_labels = _conditional_labels(self.definition.get("blocks") or [])
         #: the fake browser's page: a task without a url inherits it, and fails while it is blank
         self.page_url = "about:blank"
+        #: whether a browser exists yet (a code block or a task opened one)
+        self.browser_open = False
         self._row_stack: list[int] = []
         self._branch_ids: dict[str, list[str]] = {}
 

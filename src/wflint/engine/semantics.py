@@ -154,3 +154,13 @@ def is_anti_bot_failure(reason: str | None) -> bool:
     text = (reason or "").lower()
     words = ANTI_BOT_WORDS if any(w in text for w in AUTH_WORDS) else (*ANTI_BOT_WORDS, "access denied")
     return any(w in text for w in words)
+
+#: Task blocks' ``url`` after rendering (``InvalidUrl``), and a first browser block without one
+#: (``MissingStarterUrl``; a later one, with the browser open on a blank page, fails with
+#: "No Valid URL found in the first task of workflow run …").
+MAX_URL_LENGTH = 2083
+TASK_URL_MALFORMED = "Invalid url: malformed. Use an HTTP or HTTPS URL with at most 2083 characters."
+MISSING_STARTER_URL = (
+    "block '{label}' has no starting URL set. The first browser block must have a URL to navigate to. "
+    "Set a URL on the block, or reference a workflow parameter (e.g. '{{{{ starting_url }}}}')."
+)
