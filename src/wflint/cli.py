@@ -346,7 +346,8 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
 @click.option("--out", "-o", type=click.Path(path_type=str), default=None, help="File to write, or a directory for one file per workflow (created if missing; end it with / to say so) [default: standard output].")
 @click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
-def graph(paths, fmt, out, parameters) -> None:
+@click.option("--coverage", "show_coverage", is_flag=True, help="Run each workflow's test file (NAME.test.yaml) and draw in pink what no case exercised.")
+def graph(paths, fmt, out, parameters, show_coverage) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
     from .graph import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
 
@@ -354,6 +355,10 @@ def graph(paths, fmt, out, parameters) -> None:
         drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
         if not drawn:
             raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
+        if show_coverage:
+            from .graph.coverage import mark
+
+            mark(drawn)
         results = outputs(drawn, fmt, out)
         for dest, text in results:
             if dest is None:
@@ -370,6 +375,33 @@ def graph(paths, fmt, out, parameters) -> None:
         if p.drawing is None:
             click.echo(f"wflint: {p.path}: cannot draw: {p.problem}", err=True)
     sys.exit(EXIT_FINDINGS if any(p.drawing is None for p in drawn) else EXIT_OK)
+
+
+@main.command()
+@click.argument("workflow", type=click.Path(path_type=Path))
+@click.argument("cases", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: a timeline per case; json: an array of traces (service-runs.md), one per case.")
+@click.option("--network/--no-network", default=True, show_default=True, help="Let unstubbed http_request blocks (and code) reach the network; off, they fail clearly.")
+@click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose engine to model (run semantics are those observed on 1.0.56).")
+def simulate(workflow, cases, fmt, network, target_version) -> None:
+    """Run a workflow offline as the engine would, with CASE files stubbing the browser and LLM."""
+    from .simulate.commands import simulate_command
+
+    sys.exit(simulate_command(workflow, cases, fmt, network, target_version, click.echo))
+
+
+@main.command(name="test")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github"]), default="text", show_default=True, help="Output format.")
+@click.option("-k", "keyword", default=None, help="Run only the cases whose name (or file) contains this text; 'not X', 'A and B', 'A or B' work as in pytest.")
+@click.option("--coverage", "show_coverage", is_flag=True, help="Report which blocks and conditional branches the cases exercised.")
+@click.option("--network/--no-network", default=False, show_default=True, help="Let unstubbed http_request blocks reach the network (off: hermetic tests).")
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the report to this file; print a one-line summary to the terminal.")
+def test_command(paths, fmt, keyword, show_coverage, network, output_file) -> None:
+    """Run the workflow test files (NAME.test.yaml beside NAME.yaml) and check their expectations."""
+    from .simulate.commands import test_command as run_tests
+
+    sys.exit(run_tests(paths or (".",), fmt, keyword, show_coverage, network, output_file, click.echo))
 
 
 def _serve_missing(message: str) -> click.Command:

@@ -9,3 +9,21 @@ command line, the server or the output formats.
 the lone-``{{ }}`` test, loop limits, error-code syntax); the simulator builds on them, so a
 correction the real engine forces lands once.
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def simulate(request: Mapping[str, Any], case: Mapping[str, Any], *, release: str = "1.0.56",
+             network: bool = True, on_block: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
+    """Run a workflow request offline against one stub case, as the engine of ``release`` would;
+    the result is the normalised trace of ``service-runs.md`` (see ``runner.simulate``)."""
+    # Imported here so the rules, which read only ``semantics``, do not pay for the simulator.
+    from .runner import simulate as run
+
+    return run(request, case, release=release, network=network, on_block=on_block)
+
+
+__all__ = ["simulate"]

@@ -167,3 +167,102 @@ MAX_STEPS_REASON = f"Reached max_steps_per_iteration limit of {MAX_STEPS_PER_ITE
 def iteration_fails_at_steps(executions: int) -> bool:
     """Whether an iteration that runs ``executions`` blocks hits the per-iteration limit."""
     return executions >= MAX_STEPS_PER_ITERATION
+
+
+# --- Run-time messages and limits the simulator reproduces (service-runs.md §4) -------------
+
+#: ``_resolve_block_terminal_outcome``: the run's failure reason for a block that stops it.
+RUN_FAILED_BY_BLOCK = "{block_type} block failed. failure reason: {reason}"
+RUN_TERMINATED_BY_BLOCK = "{block_type} block terminated. Reason: {reason}"
+RUN_TIMED_OUT_BY_BLOCK = "{block_type} block timed out. Reason: {reason}"
+
+#: ``FailedToFormatJinjaStyleParameter``: the text a template error carries.
+JINJA_FORMAT_ERROR = (
+    "Failed to format Jinja style parameter '{template}'. Reason: {message}. "
+    "If your block labels or parameter keys contain characters like '/', '-', or '.', "
+    "please rename them to use only letters, numbers, and underscores "
+    "(e.g., 'State_Province' instead of 'State/Province')."
+)
+#: ``models/_jinja.py``: the ``json`` filter's markers around a raw JSON value.
+JSON_FILTER_MARKER = "__SKYVERN_RAW_JSON__"
+JSON_FILTER_MIXED = (
+    "The '| json' filter can only be used for complete value replacement. "
+    "It cannot be combined with other text (e.g., 'prefix-{{ val | json }}'). "
+    "Remove the surrounding text or remove the '| json' filter."
+)
+
+#: Loop outcomes (``ForLoopBlock._run_loop`` / ``execute_loop_helper``).
+NO_ITERABLE_VALUE = "No iterable value found for the loop block"
+NO_LOOP_BLOCKS = "No defined blocks to loop"
+LOOP_VALUES_FAILED = "Failed to get loop values."
+MAX_ITERATIONS_REACHED = "Reached max_loop_iterations limit of {limit}"
+MAX_STEPS_REACHED = "Reached max_steps_per_iteration limit of {limit}"
+
+#: Conditional outcomes (``ConditionalBlock.execute``).
+NO_BRANCH_MATCHED = "No conditional branch matched and no default branch configured"
+BRANCH_EVALUATION_FAILED = "Failed to evaluate branch {index} for {label}: {error}"
+PROMPT_BRANCHES_FAILED = "Failed to evaluate natural language branches: {error}"
+
+#: Code blocks (``CodeBlock._execute``; ``CustomizedCodeException``).
+CODE_FORMAT_FAILED = "Failed to format CodeBlock parameters."
+CODE_FAILED = "Failed to execute code block. Reason: {exc_type}: {message}"
+CODE_INSECURE = "Insecure code detected."
+CODE_TIMEOUT = "Failed to execute code block. Reason: TimeoutError: code block exceeded {seconds} seconds"
+CODE_TIMEOUT_SECONDS = 300
+CODE_ERROR_CODE_UNDECLARED = (
+    "Failed to execute code block. Reason: ErrorCode is not declared in the effective error_code_mapping"
+)
+CODE_ERROR_CODE_ARGS = "Failed to execute code block. Reason: SyntaxError: ErrorCode requires exactly two positional arguments"
+
+#: ``text_prompt``: attempts at a schema-valid answer, and the default schema.
+TEXT_PROMPT_SCHEMA_ATTEMPTS = 2
+TEXT_PROMPT_SCHEMA_MAX_ERRORS = 5
+DEFAULT_TEXT_PROMPT_SCHEMA = {
+    "type": "object",
+    "properties": {"llm_response": {"type": "string", "description": "Your response to the prompt"}},
+}
+TEXT_PROMPT_SUFFIX = (
+    "\n\nPlease respond to the prompt above using the following JSON definition:\n\n```json\n{schema}\n```\n\n"
+)
+TEXT_PROMPT_RETRY = (
+    "{prompt}\n\nYour previous response failed JSON schema validation.\nValidation error: {failure}\n\n"
+    "Retry the task. Return only valid JSON that exactly matches the schema. "
+    "Do not include markdown, code fences, explanatory text, or extra fields."
+)
+
+#: ``WorkflowParameterType.convert_value`` / ``MissingValueForParameter``: the run's 400s.
+MISSING_PARAMETER = "Missing value for parameter {keys} in workflow {wpid}"
+INVALID_PARAMETER = "Invalid workflow parameter. Expected parameter type: {type}. Value: {value}."
+BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
+
+#: Block types whose ``execute`` drives the browser agent (``BaseTaskBlock`` subclasses).
+TASK_BLOCK_TYPES = frozenset({
+    "task", "navigation", "extraction", "login", "action", "file_download", "validation",
+})
+#: ``FAILURE_IS_CONTINUABLE = False``: a failure (or termination) of these blocks cannot be
+#: continued past, whatever ``continue_on_failure`` or ``next_loop_on_failure`` say.
+NOT_CONTINUABLE_BLOCK_TYPES = frozenset({"terminate"})
+#: Block statuses a run cannot go on from unless ``continue_on_failure`` allows it.
+STOPPING_STATUSES = frozenset({"failed", "terminated", "timed_out", "canceled"})
+#: ``classify_from_failure_reason`` (failure_classifier.py): a task failure whose reason has one of
+#: these is an anti-bot block, and skips the task's remaining retries (§7); "access denied" counts
+#: only without words of authentication near it.
+ANTI_BOT_WORDS = ("captcha", "cloudflare", "turnstile", "bot detect", "bot block", "ip block", "request block",
+                  "anti-bot", "human verification", "verify you are human")
+AUTH_WORDS = ("login", "auth", "password", "permission", "credential")
+
+
+def is_anti_bot_failure(reason: str | None) -> bool:
+    text = (reason or "").lower()
+    words = ANTI_BOT_WORDS if any(w in text for w in AUTH_WORDS) else (*ANTI_BOT_WORDS, "access denied")
+    return any(w in text for w in words)
+
+#: Task blocks' ``url`` after rendering (``InvalidUrl``), and a first browser block without one
+#: (``MissingStarterUrl``; a later one, with the browser open on a blank page, fails with
+#: "No Valid URL found in the first task of workflow run …").
+MAX_URL_LENGTH = 2083
+TASK_URL_MALFORMED = "Invalid url: malformed. Use an HTTP or HTTPS URL with at most 2083 characters."
+MISSING_STARTER_URL = (
+    "block '{label}' has no starting URL set. The first browser block must have a URL to navigate to. "
+    "Set a URL on the block, or reference a workflow parameter (e.g. '{{{{ starting_url }}}}')."
+)

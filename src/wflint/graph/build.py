@@ -208,7 +208,8 @@ class _Builder:
                 if e.target not in missing:
                     missing[e.target] = self._missing(e.target, "no such block here", into)
                 target = missing[e.target]
-            self.out.edges.append(Edge(by_label[e.source], target, kind, label, default, e in route.cyclic))
+            self.out.edges.append(Edge(by_label[e.source], target, kind, label, default, e in route.cyclic,
+                                       branch_index=e.via[1] if kind in (d.BRANCH, d.DANGLING) and e.via[0] == "branch" else None))
 
     def _ends(self, scope: list[routing.ScopeBlock], route: routing.Route, by_label: dict[str, str], end: str, fin: str | None) -> None:
         """Edges to the end: from every block with no way on, and (v2) from every branch
@@ -222,7 +223,8 @@ class _Builder:
                     target = sb.branches[i]
                     if not isinstance(target, str) or not target or target == fin:
                         label, default = branch_label(branch)
-                        self.out.edges.append(Edge(source, end, d.BRANCH, shorten(label, EDGE_LABEL_LIMIT), default))
+                        self.out.edges.append(Edge(source, end, d.BRANCH, shorten(label, EDGE_LABEL_LIMIT), default,
+                                                   branch_index=i))
             elif sb.label not in has_out:
                 self.out.edges.append(Edge(source, end, d.ENDS))
 

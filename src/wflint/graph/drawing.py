@@ -43,6 +43,8 @@ class Node:
     is_finally: bool = False
     #: full messages of the diagnostics on it (a tooltip where the syntax has one)
     messages: list[str] = field(default_factory=list)
+    #: ``wflint graph --coverage``: no test case ran this block
+    untested: bool = False
 
 
 @dataclass
@@ -53,6 +55,10 @@ class Edge:
     label: str | None = None
     default: bool = False
     cyclic: bool = False
+    #: the branch of its conditional this edge is (BRANCH edges), for coverage
+    branch_index: int | None = None
+    #: ``wflint graph --coverage``: no test case took this branch
+    untested: bool = False
 
 
 @dataclass
@@ -126,6 +132,7 @@ def shorten(text: str, limit: int) -> str:
 # One palette for every syntax, so a Mermaid comment and an SVG say the same thing.
 
 RED, AMBER, GREY, BLUE, PURPLE, INK = "#c62828", "#b26a00", "#8a8a8a", "#1565c0", "#6a1b9a", "#37474f"
+PINK = "#ad1457"  # coverage: what no test case exercised
 
 
 @dataclass(frozen=True)
@@ -155,11 +162,15 @@ def node_look(node: Node) -> Look:
         fill, stroke, width = "#fff4ce", AMBER, 2.0
     if node.unreachable and node.severity is None:
         fill = "#eeeeee"
+    if node.untested and node.severity is None:
+        return Look(fill="#fce4ec", stroke=PINK, width=2, dashed=True, text=PINK, double=node.is_finally)
     return Look(fill=fill, stroke=stroke, width=width, dashed=node.unreachable,
                 text="#555555" if node.unreachable else "#000000", double=node.is_finally)
 
 
 def edge_look(edge: Edge) -> Look:
+    if edge.untested and not edge.cyclic:
+        return Look(stroke=PINK, width=2, dashed=True)
     if edge.cyclic:
         return Look(stroke=RED, width=3)
     if edge.kind == DANGLING:
@@ -195,4 +206,6 @@ def style_key(drawing: Drawing) -> list[str]:
         out.append("dashed red box: a label that does not exist")
     if any(e.kind == MERGE for e in edges):
         out.append("blue dashed arrows: merge edges the service derives")
+    if any(n.untested for n in nodes) or any(e.untested for e in edges):
+        out.append("pink dashed: no test case runs this block or takes this branch")
     return out

@@ -1,0 +1,98 @@
+"""Run parameters as ``setup_workflow_run`` checks and converts them, before the run exists.
+
+A missing required value or a value its type cannot take is a 400 (``MissingValueForParameter``,
+``InvalidWorkflowParameter``); otherwise each workflow parameter gets its converted value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import semantics
+
+
+class RefusedRun(Exception):
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(detail)
+
+
+def _missing(kind: str, value: Any) -> bool:
+    if value is None:
+        return True
+    if kind == "string":
+        return False
+    if kind in ("json", "boolean", "integer", "float", "credential_id"):
+        return isinstance(value, str) and value.strip() == ""
+    if kind == "file_url":
+        if isinstance(value, str):
+            return value.strip() == ""
+        if isinstance(value, dict):
+            return not value or ("s3uri" in value and not value.get("s3uri"))
+    return False
+
+
+def convert(kind: str, value: Any) -> Any:
+    """``WorkflowParameterType.convert_value`` (a dict or list arrives JSON-encoded)."""
+    if value is None:
+        return None
+    stored = json.dumps(value) if isinstance(value, (dict, list)) else value
+    try:
+        if kind == "string":
+            return str(stored)
+        if kind == "integer":
+            return int(stored)
+        if kind == "float":
+            return float(stored)
+        if kind == "boolean":
+            if isinstance(stored, bool):
+                return stored
+            word = str(stored).lower()
+            if word not in semantics.BOOLEAN_WORDS:
+                raise ValueError(word)
+            return semantics.BOOLEAN_WORDS[word]
+        if kind == "json":
+            return stored if isinstance(stored, (dict, list)) else json.loads(stored)
+    except Exception as exc:
+        raise RefusedRun(semantics.INVALID_PARAMETER.format(type=kind, value=str(stored))) from exc
+    return stored
+
+
+def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dict[str, Any]:
+    """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail."""
+    values: dict[str, Any] = {}
+    missing: list[str] = []
+    declared = [p for p in definition.get("parameters") or [] if isinstance(p, dict)]
+    workflow_params = [p for p in declared if p.get("parameter_type", "workflow") == "workflow"]
+    chosen: list[tuple[dict[str, Any], Any]] = []
+    for param in workflow_params:
+        key, kind = param.get("key"), param.get("workflow_parameter_type", "string")
+        default = param.get("default_value")
+        if key in given:
+            value = given[key]
+            if value is None and default is not None:
+                value = default
+            if _missing(kind, value):
+                if kind != "credential_id":
+                    missing.append(key)
+                continue
+            chosen.append((param, value))
+        elif default is not None:
+            chosen.append((param, default))
+        elif kind != "credential_id":
+            missing.append(key)
+    if missing:
+        raise RefusedRun(semantics.MISSING_PARAMETER.format(keys=", ".join(sorted(missing)), wpid=wpid))
+    for param, value in chosen:
+        values[param["key"]] = convert(param.get("workflow_parameter_type", "string"), value)
+    for param in declared:
+        kind = param.get("parameter_type")
+        key = param.get("key")
+        if kind == "context" or kind == "output" or not key or key in values:
+            continue
+        if kind == "workflow":
+            values.setdefault(key, None)
+        else:  # secrets and credentials: the engine resolves them to placeholders for templates
+            values[key] = {"context": param.get("description") or "", "simulated_secret": key}
+    return values

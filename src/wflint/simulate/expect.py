@@ -1,0 +1,140 @@
+"""A case's expectations judged against its trace.
+
+An expected value is matched as follows: a mapping with one key ``equals``, ``contains`` or
+``matches`` is an operator (exact equality; substring, list member or sub-mapping; a regular
+expression searched in the text); any other mapping matches a mapping that has at least those
+keys with matching values; anything else must be equal. Block and input expectations name a
+block by label (its last execution) or ``label[i]`` (its execution in loop iteration ``i``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+OPERATORS = ("equals", "contains", "matches")
+KNOWN = frozenset({"status", "failure_reason", "path", "visits", "does_not_visit", "blocks", "inputs",
+                   "outputs", "errors", "http_status", "detail", "llm_prompts"})
+
+
+@dataclass
+class Failure:
+    """One unmet expectation: what was expected, and the trace excerpt that was found."""
+
+    what: str
+    expected: Any
+    actual: Any
+
+    def text(self) -> str:
+        return f"{self.what}\n  expected: {_show(self.expected)}\n  actual:   {_show(self.actual)}"
+
+
+def _show(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 600 else text[:597] + "..."
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, dict) and len(expected) == 1 and next(iter(expected)) in OPERATORS:
+        op, want = next(iter(expected.items()))
+        if op == "equals":
+            return want == actual
+        if op == "contains":
+            if isinstance(actual, str):
+                return isinstance(want, str) and want in actual
+            if isinstance(actual, list):
+                return any(matches(want, item) for item in actual)
+            if isinstance(actual, dict):
+                return isinstance(want, dict) and matches(want, actual)
+            return False
+        text = actual if isinstance(actual, str) else json.dumps(actual, default=str)
+        try:
+            return re.search(str(want), text) is not None
+        except re.error:
+            return False
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and matches(v, actual[k]) for k, v in expected.items())
+    if isinstance(expected, float) or isinstance(actual, float):
+        return isinstance(actual, (int, float)) and not isinstance(actual, bool) and float(expected) == float(actual)
+    return expected == actual
+
+
+def _select(label_spec: str, rows: list[dict[str, Any]]) -> tuple[int | None, str]:
+    """The row index for ``label`` (last execution) or ``label[i]`` (iteration i)."""
+    found = re.fullmatch(r"(.+)\[(\d+)\]", label_spec)
+    label, iteration = (found.group(1), int(found.group(2))) if found else (label_spec, None)
+    picked = None
+    for i, row in enumerate(rows):
+        if row.get("label") == label and (iteration is None or row.get("index") == iteration):
+            picked = i
+    return picked, label
+
+
+def judge(expect: dict[str, Any], result: dict[str, Any], inputs: list[dict[str, Any]]) -> list[Failure]:
+    failures: list[Failure] = []
+    if "http_status" in result:
+        want = expect.get("http_status")
+        if want is None:
+            return [Failure("the run was refused before it started", expect.get("status", "a run"),
+                            {"http_status": result["http_status"], "body": result.get("body")})]
+        if not matches(want, result["http_status"]):
+            failures.append(Failure("http_status", want, result["http_status"]))
+        if "detail" in expect and not matches(expect["detail"], (result.get("body") or {}).get("detail")):
+            failures.append(Failure("refusal detail", expect["detail"], (result.get("body") or {}).get("detail")))
+        return failures
+    if "http_status" in expect:
+        return [Failure("http_status (the run was not refused)", expect["http_status"], result.get("status"))]
+    rows = result.get("trace") or []
+    path = [row.get("label") for row in rows]
+    for key in ("status", "failure_reason"):
+        if key in expect and not matches(expect[key], result.get(key)):
+            failures.append(Failure(f"run {key}", expect[key], result.get(key)))
+    if "path" in expect and not matches(expect["path"], path):
+        failures.append(Failure("path (labels in the order they ran)", expect["path"], path))
+    for label in expect.get("visits") or []:
+        if label not in path:
+            failures.append(Failure(f"visits {label}", f"{label} runs", path))
+    for label in expect.get("does_not_visit") or []:
+        if label in path:
+            failures.append(Failure(f"does not visit {label}", f"{label} never runs", path))
+    for spec, want in (expect.get("blocks") or {}).items():
+        index, label = _select(str(spec), rows)
+        if index is None:
+            failures.append(Failure(f"block {spec}", want, f"{label} did not run (path: {path})"))
+            continue
+        row = rows[index]
+        if isinstance(want, str):
+            want = {"status": want}
+        for field, value in (want or {}).items():
+            if field == "runs":
+                count = path.count(label)
+                if not matches(value, count):
+                    failures.append(Failure(f"block {spec} runs", value, count))
+            elif not matches(value, row.get(field)):
+                failures.append(Failure(f"block {spec} {field}", value, row.get(field)))
+    for spec, want in (expect.get("inputs") or {}).items():
+        index, label = _select(str(spec), rows)
+        if index is None:
+            failures.append(Failure(f"inputs of {spec}", want, f"{label} did not run (path: {path})"))
+            continue
+        seen = inputs[index] if index < len(inputs) else {}
+        for field, value in (want or {}).items():
+            if not matches(value, seen.get(field)):
+                failures.append(Failure(f"input {field} of {spec}", value, seen.get(field)))
+    if "outputs" in expect and not matches(expect["outputs"], result.get("outputs") or {}):
+        failures.append(Failure("run outputs", expect["outputs"], _excerpt(expect["outputs"], result.get("outputs"))))
+    if "errors" in expect and not matches(expect["errors"], result.get("errors")):
+        failures.append(Failure("run errors", expect["errors"], result.get("errors")))
+    if "llm_prompts" in expect and not matches(expect["llm_prompts"], result.get("llm_prompts")):
+        failures.append(Failure("llm prompts", expect["llm_prompts"], result.get("llm_prompts")))
+    return failures
+
+
+def _excerpt(expected: Any, actual: Any) -> Any:
+    """Only the keys the expectation names: a whole run's outputs would drown the difference."""
+    if isinstance(expected, dict) and isinstance(actual, dict) and not (
+            len(expected) == 1 and next(iter(expected)) in OPERATORS):
+        return {k: actual.get(k, "<missing>") for k in expected}
+    return actual

@@ -1,0 +1,102 @@
+"""Workflows and cases from files: a workflow through the library API (the request the service
+would receive, with the file's findings), a case file as JSON or YAML (one case or a list)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..api import inspect_file
+from ..config import Config
+from ..diagnostics import Diagnostic
+
+
+class LoadError(Exception):
+    """A file that cannot be used (a usage error: exit 2)."""
+
+
+@dataclass
+class LoadedWorkflow:
+    path: str
+    request: dict[str, Any]
+    #: the findings at or above error severity (the service would refuse, or the run fails)
+    errors: list[Diagnostic] = field(default_factory=list)
+
+    def refusal(self) -> dict[str, Any] | None:
+        """How the service answers the save when it refuses the workflow (the first rejection in
+        its pipeline's order): no run can start. ``None`` when it accepts it."""
+        verdicts = sorted((d.service for d in self.errors if d.service is not None),
+                          key=lambda v: tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in v.order))
+        if not verdicts:
+            return None
+        first = next((d for d in self.errors if d.service is verdicts[0]), None)
+        detail = verdicts[0].detail if verdicts[0].detail is not None else (first.message if first else None)
+        return {"http_status": verdicts[0].status, "body": {"detail": detail}}
+
+
+def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
+    if not path.is_file():
+        raise LoadError(f"{path}: no such file")
+    try:
+        inspection = inspect_file(path, config or Config(), explicit=True)
+    except FileNotFoundError as exc:
+        raise LoadError(str(exc)) from None
+    workflows = [wf for wf in (inspection.workflows if inspection else []) if not wf.schema_only]
+    if not workflows:
+        raise LoadError(f"{path}: not a workflow definition")
+    errors = [d for d in inspection.diagnostics if d.severity == "error"] if inspection else []
+    wf = workflows[0]
+    # sent as yaml_definition, the service stores (and runs) the sanitized request: labels renamed
+    request = wf.sanitized.request if wf.sanitized is not None else wf.request
+    return LoadedWorkflow(str(path), request, errors)
+
+
+def read_data(path: Path) -> Any:
+    """A JSON or YAML file's data (YAML is a superset, but JSON errors read better for .json)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise LoadError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: {exc}") from None
+
+
+CASE_KEYS = frozenset({"name", "parameters", "blocks", "tasks", "llm", "prompt_branches"})
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    """The cases of a case file: one mapping, a list of them, ``{"cases": [...]}``, or JSON lines
+    (``.jsonl``); an engine-oracle case ``{"name", "workflow", "case": {...}}`` gives its stub table."""
+    if path.suffix.lower() == ".jsonl":
+        try:
+            data = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except (OSError, ValueError) as exc:
+            raise LoadError(f"{path}: not valid JSON lines: {exc}") from None
+    else:
+        data = read_data(path)
+    if isinstance(data, dict) and isinstance(data.get("cases"), list):
+        data = data["cases"]
+    items = data if isinstance(data, list) else [data]
+    items = [{"name": item.get("name"), **item["case"]} if isinstance(item, dict) and isinstance(item.get("case"), dict)
+             else item for item in items]
+    cases = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise LoadError(f"{path}: case {index + 1} is not a mapping")
+        check_case(item, f"{path}: case {index + 1}")
+        cases.append({"name": item.get("name") or f"{path.stem}[{index + 1}]", **item})
+    return cases
+
+
+def check_case(case: dict[str, Any], where: str) -> None:
+    for key in ("parameters", "blocks", "tasks", "llm", "prompt_branches"):
+        if case.get(key) is not None and not isinstance(case[key], dict):
+            raise LoadError(f"{where}: '{key}' must be a mapping of labels (or parameter keys)")
