@@ -39,10 +39,16 @@ def engine_executor(request: Mapping[str, Any], case: Mapping[str, Any], *, rele
 
 
 def workflow_request(workflow: Mapping[str, Any]) -> dict[str, Any]:
-    """The request data the engine runs: the stored workflow's title, settings and definition
-    (the stored form is what the service's engine reads too)."""
+    """The request data the engine runs: the stored workflow's title, settings and definition,
+    the definition turned back into its request form (``parameter_keys`` rather than the stored
+    parameter objects), which is the form ``wflint.engine.simulate`` reads."""
+    from ..workflow.stored_form import to_request
+
     keep = ("title", "description", "workflow_definition", "proxy_location", "webhook_callback_url",
             "totp_verification_url", "totp_identifier", "persist_browser_session", "model",
             "max_screenshot_scrolls", "extra_http_headers", "run_with", "ai_fallback", "cache_key",
             "max_elapsed_time_minutes", "status")
-    return {k: workflow[k] for k in keep if k in workflow}
+    out = {k: workflow[k] for k in keep if k in workflow}
+    if isinstance(out.get("workflow_definition"), dict):
+        out["workflow_definition"] = to_request({"workflow_definition": out["workflow_definition"]})["workflow_definition"]
+    return out
