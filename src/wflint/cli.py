@@ -119,13 +119,15 @@ def main() -> None:
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files .gitignore ignores when walking [default: on].")
 @click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
+@click.option("--skip-non-workflows", is_flag=True, help="Skip named files and standard input whose content is not a workflow, as a walk does (the pre-commit hook's option).")
 def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
           output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
-          follow_links, target_version) -> None:
+          follow_links, target_version, skip_non_workflows) -> None:
     """Check workflow files and directories ('-' reads standard input; no path means '.').
 
-    Only files whose content is a workflow are checked, however they are named; `--show-files`
-    says which, and why the others were left alone."""
+    A file named (or standard input) is checked as a workflow whatever it holds; in a walked
+    directory only files whose content is a workflow are, and `--show-files` says why the
+    others were left alone."""
     from .api import InternalError
 
     try:
@@ -144,6 +146,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             cfg.target_version = target_version
         if respect_gitignore is not None:
             cfg.respect_gitignore = respect_gitignore
+        cfg.skip_non_workflows = skip_non_workflows
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {printable(str(exc))}", err=True)

@@ -54,6 +54,9 @@ class Config:
     source: str | None = None
     #: the service release to judge by; None means the newest release wflint models
     target_version: str | None = None
+    #: skip named files and standard input whose content is not a workflow, as a walk does
+    #: (``--skip-non-workflows``, for the pre-commit hook, which names every staged file)
+    skip_non_workflows: bool = False
 
     def validate(self) -> "Config":
         from .rules import lookup, registry
