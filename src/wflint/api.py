@@ -141,7 +141,7 @@ def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
-            diags.extend(run_rules(wf, rules))
+            diags.extend(d for d in run_rules(wf, rules) if unwrapped.keep(d))
         if views is not None:
             views.extend(unwrapped.workflows)
     reason = recognition.reason if recognition.is_workflow else "checked as a workflow because it was asked for"

@@ -36,6 +36,10 @@ CHECKS: dict[str, tuple[str | None, str | None]] = {
     "wait_sec_422": ("1.0.55", None),
     # D8 lists an undefined loop_over_parameter_key; before, the save failed with a 500
     "d8_loop_source": ("1.0.55", None),
+    # webhook_callback_url is checked as a URL at save time (C6); 1.0.48 stores any text
+    "webhook_url": ("1.0.55", None),
+    # browser_type must be msedge, chrome or stealth-chromium (1.0.48 has no such field)
+    "browser_type_values": ("1.0.55", None),
 }
 
 

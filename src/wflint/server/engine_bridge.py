@@ -26,7 +26,7 @@ def _engine_evaluate() -> Any:
         from ..engine import evaluate  # type: ignore[attr-defined]
 
         return evaluate
-    except ModuleNotFoundError:
+    except ImportError:  # the engine package exists without an evaluate (yet)
         pass
     try:
         from ..api import evaluate

@@ -29,6 +29,13 @@ ENVELOPE_KEYS = ("json_definition", "yaml_definition")
 class Unwrapped:
     workflows: list[view.Workflow] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: offsets of the keys of a stored form that only the service writes: the one WF012 note
+    #: speaks for them, so the unknown-field warnings they would each draw are left out
+    server_keys: frozenset[int] = frozenset()
+
+    def keep(self, d: Diagnostic) -> bool:
+        """Whether a rule's finding on this file stays (see ``server_keys``)."""
+        return not (d.code == "WF104" and d.service is None and d.offset in self.server_keys)
 
 
 def is_envelope(root: Node) -> bool:
@@ -64,7 +71,7 @@ NOT_A_MAPPING = ("WF002", "not-a-mapping", "error")
 EMPTY_REQUEST = ("WF010", "empty-request", "error")
 BOTH_DEFINITIONS = ("WF011", "both-definitions", "warning")
 WRONG_TYPE = ("WF102", "wrong-type", "error")
-STORED_FORM = ("WF012", "stored-form", "error")
+STORED_FORM = ("WF012", "stored-form", "warning")
 MISSING_WRAPPER = ("WF013", "missing-wrapper", "error")
 REPORTED_RULES = (NOT_A_MAPPING, EMPTY_REQUEST, BOTH_DEFINITIONS, WRONG_TYPE, STORED_FORM, MISSING_WRAPPER)
 
@@ -134,7 +141,9 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
             out.diagnostics.append(_missing_wrapper(missing, root, chosen, source.path))
             root = missing.meant
         if stored_form.is_stored_form(root):
-            data = _stored_request(root, source.path, out)
+            # checked as the service reads it (what it does not know dropped), not as converted
+            _stored_note(root, source.path, out)
+            out.server_keys = frozenset(stored_form.server_key_offsets(root))
         _add_workflow(out, source.path, chosen, root, limits, source=source, data=data, release=release)
         return out
 
@@ -180,24 +189,19 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
     return out
 
 
-def _stored_request(root: Node, path: str, out: Unwrapped) -> Any:
-    """The request a stored workflow converts to; reports WF012 once for the whole file."""
+def _stored_note(root: Node, path: str, out: Unwrapped) -> None:
+    """The one WF012 note of a stored form. It carries no status: whether the service saves
+    the file as it is sent is the other findings' to say (output parameters, a for_loop whose
+    source is the stored ``loop_over`` object ...), as for any request."""
     stored = root.to_data()
-    request = stored_form.to_request(stored)
-    dropped = stored_form.server_field_count(stored, request)
-    refused = stored_form.has_output_parameters(stored)
-    # an error where the service refuses the file (its output parameters), else a warning:
-    # the service drops the server-written fields silently
+    dropped = stored_form.server_field_count(stored, stored_form.to_request(stored))
     code, name, _ = STORED_FORM
     out.diagnostics.append(make(
-        code, name, "error" if refused else "warning",
-        f"this file holds the workflow as the service stores and returns it (GET/list answer or an export of "
-        f"it: {dropped} server-written value{'s' if dropped != 1 else ''}), not a request: "
-        + ("the service refuses its output parameters (422) and drops the rest" if refused
-           else "the service drops those values silently")
-        + "; wflint checks the request it converts to",
-        root.start, root.start, path=path, help="run `wflint fix` to rewrite it as a request"))
-    return request
+        code, name, "warning",
+        f"this file holds the workflow as the service stores and returns it (a GET/list answer or an export of "
+        f"it: {dropped} server-written value{'s' if dropped != 1 else ''}), not a request: the service reads it "
+        "as a request, dropping what a request does not have, and the other findings say what it answers",
+        root.start, root.start, path=path, help="run `wflint fix` to convert it to the request it came from"))
 
 
 def _missing_wrapper(missing: wrapper.Wrapper, root: Node, mode: str, path: str) -> Diagnostic:
