@@ -82,15 +82,25 @@ def _yaml_body(text: str) -> dict[str, Any] | None:
 def config_dependent(case: Case) -> str | None:
     """Why the service's answer depends on its configuration, or None."""
     text = case.text
-    if "webhook_callback_url" in text:
+    if "webhook_callback_url" in text and _internal_webhook(case):
         return "webhook URL validation (ENABLE_URL_VALIDATION)"
     if "ui-tars" in text:
         return "ui-tars engine (ENABLE_VOLCENGINE)"
-    if "browser_type" in text:
-        return "explicit browser_type (dynamic browsers)"
-    if "credential_ids" in text:
+    if re.search(r"browser_type[\"']?\s*:\s*(?!null\b|~|None\b)[\"']?(msedge|chrome|stealth-chromium)", text):
+        return "explicit browser_type (dynamic browsers)"  # a valid value: refused by some runtimes only
+    if re.search(r"credential_ids[\"']?\s*:\s*\[?\s*[\"'-]?\s*\w", text) and not re.search(
+            r"credential_ids[\"']?\s*:\s*(null|~)", text):
         return "stored credentials (credential_ids must name existing ones)"
     return None
+
+
+def _internal_webhook(case: Case) -> bool:
+    """Whether the case's webhook URL (or one it cannot be read for) names a host only some
+    deployments block (loopback, private): its scheme and form are the release's to judge."""
+    from wflint.checks.webhook_url import internal_host
+
+    found = re.findall(r"webhook_callback_url[\"']?\s*:\s*[\"']?([^\"'\s,}]*)", case.text)
+    return not found or any(internal_host(url) for url in found if url)
 
 
 # --------------------------------------------------------------------------- the two sides
@@ -126,12 +136,69 @@ def wire(case: Case) -> dict[str, Any]:
         return {"body": None}
 
 
-def run_service(release: str, cases: list[Case], install: bool) -> dict[str, dict[str, Any]]:
+def real_exports(release: str, seeds: list[Case], install: bool, seed: int, count: int) -> list[Case]:
+    """The real service's stored form of every seed it saves, as files a team keeps: the
+    GET answer whole, and the definition exported without ids and output parameters (as
+    ``skyvern workflow get --definition-file`` writes it); then ``count`` of them edited by
+    hand (``generate.Gen.mutate``). Made by this release, so a release's exports carry its
+    own stored fields (1.0.48's SMTP objects on send_email ...)."""
+    import random
+
+    creates = list(seeds)
+    replies = run_service(release, creates, install, create=True)
+    out: list[Case] = []
+    for c in creates:
+        got = replies.get(c.id)
+        if not got or got["status"] != 200 or not isinstance(got["body"], dict):
+            continue
+        stored = got["body"]
+        definition = stored.get("workflow_definition")
+        if not isinstance(definition, dict):
+            continue
+        exported = {"title": stored.get("title"), "workflow_definition": _without_ids(definition)}
+        if stored.get("proxy_location") is not None:
+            exported["proxy_location"] = stored["proxy_location"]
+        tags = [t for t in c.tags if t in ("real", "fixture")] or ["generated"]
+        out.append(Case(f"getanswer:{c.id}", "json", json.dumps(stored, indent=2, default=str), [*tags, "export"]))
+        out.append(Case(f"export:{c.id}", "json", json.dumps(exported, indent=2, default=str), [*tags, "export"]))
+    from generate import Gen
+
+    g = Gen(seed)
+    made = [c for c in out if c.id.startswith("export:")]
+    for i in range(min(count, 4 * len(made))):
+        base = random.Random(seed + i).choice(made) if made else None
+        if base is None:
+            break
+        try:
+            req, tags = g.mutate(json.loads(base.text))
+        except (KeyError, TypeError, IndexError, AttributeError):
+            continue
+        out.append(Case(f"edited-{i:05d}:{base.id}", "json", json.dumps(req, indent=2), [*base.tags, "edited", *tags]))
+    return out
+
+
+def _without_ids(definition: dict[str, Any]) -> dict[str, Any]:
+    """The stored definition with ids, timestamps and output parameters taken out."""
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()
+                    if not (k.endswith("_id") and k.endswith(("parameter_id", "workflow_id", "organization_id")))
+                    and k not in ("created_at", "modified_at", "deleted_at", "output_parameter")}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+    out = clean(definition)
+    if isinstance(out.get("parameters"), list):
+        out["parameters"] = [p for p in out["parameters"] if not (isinstance(p, dict) and p.get("parameter_type") == "output")]
+    return out
+
+
+def run_service(release: str, cases: list[Case], install: bool, create: bool = False) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="wflint-oracle-") as tmp:
         src, dst = Path(tmp) / "cases.jsonl", Path(tmp) / "results.jsonl"
         with src.open("w", encoding="utf-8") as fh:
             for c in cases:
-                fh.write(json.dumps({"id": c.id, **wire(c)}) + "\n")
+                fh.write(json.dumps({"id": c.id, **wire(c), **({"create": True} if create else {})}) + "\n")
         done = venvs.run_in(release, "driver.py", str(src), str(dst), install=install, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"oracle: the {release} driver failed:\n{done.stderr[-3000:]}")
@@ -328,6 +395,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="a clone of the service's repository: its own definitions, as they are and mutated")
     ap.add_argument("--real-count", type=int, default=1500, help="mutated cases made from the real seeds")
     ap.add_argument("--shape-count", type=int, default=500, help="shape-mutated cases made from generated seeds")
+    ap.add_argument("--exports", type=int, default=0, metavar="N",
+                    help="also the release's own stored form of every seed it saves (GET answers, exports), and N "
+                         "of them edited by hand")
     ap.add_argument("--replay", type=Path, help="read the service's replies from a --results file instead of asking it")
     ap.add_argument("--no-mock", action="store_true", help="do not measure wflint serve's replies")
     args = ap.parse_args(argv)
@@ -340,6 +410,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.real_seeds:
         real = real_seeds.seeds(args.real_seeds)
         all_cases += real + shapes.mutated(real, args.seed, args.real_count, "realmut", "real")
+    if args.exports and not args.replay:
+        seeds = [c for c in all_cases if c.kind != "body" and ("real" in c.tags or "none" in c.tags or "fixture" in c.tags)]
+        all_cases += real_exports(args.release, seeds, not args.no_install, args.seed, args.exports)
     if args.replay:
         service = {r["id"]: r for r in map(json.loads, args.replay.read_text(encoding="utf-8").splitlines())}
     else:

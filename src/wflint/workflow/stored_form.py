@@ -40,7 +40,30 @@ def _stored_definition(defn: Node | None) -> bool:
             # ids only the service writes (an output parameter alone is a request's mistake, WF208)
             if "output_parameter" in keys or any(isinstance(k, str) and k.endswith("_parameter_id") for k in keys):
                 return True
+            # a reference the service stores as the object it names (loop_over, source, the
+            # SMTP slots, a block's parameters), as every release's export carries it
+            if any(_object_reference(k, v) for k, v in item.pairs):
+                return True
     return False
+
+
+def _stored_references() -> frozenset[str]:
+    names = {"parameters"}
+    for model in (*M.BLOCK_TYPES.values(), *M.PARAMETER_TYPES.values()):
+        names.update(model.extra.get("stored_replaces", {}).values())
+    return frozenset(names)
+
+
+_STORED_REFERENCES = _stored_references()
+
+
+def _object_reference(key: Node, value: Node) -> bool:
+    if key.value not in _STORED_REFERENCES:
+        return False
+    if value.kind == "map":
+        return "key" in value.keys() and "parameter_type" in value.keys()
+    return value.kind == "seq" and bool(value.items) and all(
+        i.kind == "map" and "parameter_type" in i.keys() for i in value.items)
 
 
 def _exported_definition(defn: Node | None) -> bool:
