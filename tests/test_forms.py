@@ -41,3 +41,17 @@ def test_wflint_gives_the_releases_verdict(name, release, label):
         assert refusals[0].service.detail == label["detail"]
     if label["accepted"]:
         assert not any(d.service for d in diags)
+
+
+def test_an_edited_export_with_odd_discriminators_is_reported_not_a_crash():
+    """Found by the harness's edited exports: a parameter_type or block_type that is not a
+    string made the stored-form conversion raise."""
+    from wflint.api import check_text
+    from wflint.fix import fix_text
+
+    text = json.dumps({"title": "t", "workflow_definition": {
+        "parameters": [{"parameter_type": {"a": 1}, "key": "k", "workflow_parameter_id": "wp_1"}],
+        "blocks": [{"block_type": ["wait"], "label": "w", "output_parameter": {"key": "w_output"}}]}})
+    codes = [d.code for d in check_text(text, path="f.json")]
+    assert codes.count("WF102") == 2
+    fix_text(text, "f.json")  # converts or leaves alone, without raising

@@ -267,12 +267,12 @@ def _request_fields(obj: dict[str, Any], model: M.ObjectModel) -> dict[str, Any]
 
 
 def _parameter(p: Any) -> Any:
-    model = M.PARAMETER_TYPES.get(p.get("parameter_type")) if isinstance(p, dict) else None
+    model = M.PARAMETER_TYPES.get(_tag(p, "parameter_type"))
     return p if model is None else _as_written(_request_fields(p, model), model, {})
 
 
 def _block(b: Any) -> Any:
-    model = M.BLOCK_TYPES.get(b.get("block_type")) if isinstance(b, dict) else None
+    model = M.BLOCK_TYPES.get(_tag(b, "block_type"))
     if model is None:
         return b
     tag = b.get("block_type")
@@ -295,3 +295,9 @@ def _branch(c: Any) -> Any:
     if isinstance(criteria, dict):
         out["criteria"] = {k: v for k, v in criteria.items() if v is not None}
     return out
+
+
+def _tag(obj: Any, key: str) -> str | None:
+    """The discriminator of an item, when it is one (an edited file may hold any value there)."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None
