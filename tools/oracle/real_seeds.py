@@ -93,7 +93,10 @@ def _from_python(text: str) -> Iterator[tuple[str, str]]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return
-    for node in ast.walk(tree):
+    inside: set[int] = set()  # the nodes within a document already taken (its definition ...)
+    for node in ast.walk(tree):  # breadth first: an outer literal comes before what it holds
+        if id(node) in inside:
+            continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and "block_type" in node.value:
             import textwrap
 
@@ -110,6 +113,7 @@ def _from_python(text: str) -> Iterator[tuple[str, str]]:
             except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
                 continue
             if is_document(data):
+                inside.update(id(n) for n in ast.walk(node))
                 try:
                     yield "json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"
                 except (TypeError, ValueError):
