@@ -58,8 +58,8 @@ def _diff(old: str, new: str, path: str) -> str:
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff instead of writing the files.")
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a file would change.")
 def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool) -> None:
-    """Apply safe fixes (WF106 renames, WF004 quoting) to workflow files, keeping comments
-    and formatting.
+    """Apply safe fixes (WF013 wrapping, WF012 stored form to request, WF106 renames, WF004 quoting)
+    to workflow files, keeping comments and formatting.
 
     Exit status: 0 done (or nothing to do), 1 with --check when a file would change, 2 an
     unreadable path or a file that does not parse, 3 an internal error (nothing written).
