@@ -53,8 +53,8 @@ def check(wf):
             if not isinstance(key, str) or key in known:
                 continue
             where = describe(wf, path)
-            if (is_block and obj.tag == "code" and key in ("error_code", "parameters")
-                    and rel.has_check("code_block_forbidden_keys")):
+            if is_block and obj.tag == "code" and (
+                    key == "parameters" or (key == "error_code" and rel.has_check("code_block_forbidden_keys"))):
                 detail = code_block_key_error([key])
                 yield wf.diag(
                     rule,
