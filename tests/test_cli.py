@@ -125,12 +125,32 @@ def test_directory_walk_takes_only_workflow_files(tmp_path):
     assert "flow.yaml" in r.stdout and "other.yaml" not in r.stdout
 
 
-def test_explicit_non_workflow_file_is_skipped_and_said_so(tmp_path):
+def test_a_named_non_workflow_file_is_checked_unless_the_hook_option_skips_it(tmp_path):
     f = tmp_path / "other.yaml"
     f.write_text("- just\n- a list\n")
-    r = run("check", "--format", "concise", str(f))
+    named = run("check", "--format", "concise", str(f))
+    assert named.exit_code == 1 and "WF002 [not-a-mapping]" in named.stdout
+    r = run("check", "--format", "concise", "--skip-non-workflows", str(f))
     assert r.exit_code == 0 and r.stdout == ""
     assert "no workflow files found: 0 files checked, 1 skipped" in r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "# only a comment\n", "null\n", "hello\n", "{}\n",
+                                  "- block_type: wait\n  label: w\n", "definition:\n  title: t\n"])
+def test_a_named_empty_or_non_request_document_is_refused_with_the_services_status(tmp_path, text):
+    f = tmp_path / "empty.yaml"
+    f.write_text(text)
+    r = run("check", "--format", "json", str(f))
+    assert r.exit_code == 1
+    statuses = [d.get("service_status") for d in json.loads(r.stdout)]
+    assert any(s in (422, 500) for s in statuses), r.stdout
+
+
+def test_standard_input_is_a_workflow_because_it_was_given(tmp_path):
+    r = run("check", "--format", "concise", "--stdin-filename", "x.yaml", "-", input="")
+    assert r.exit_code == 1 and "WF002" in r.stdout
+    skipped = run("check", "--format", "concise", "--skip-non-workflows", "--stdin-filename", "x.yaml", "-", input="")
+    assert skipped.exit_code == 0 and skipped.stdout == ""
 
 
 def test_a_list_of_workflows_is_checked_and_reported_as_not_a_mapping(tmp_path):

@@ -53,8 +53,8 @@ def repo(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_non_workflow_files_named_one_by_one_give_nothing(repo):
-    r = run("check", "--format", "concise", *NOT_WORKFLOWS)
+def test_non_workflow_files_named_by_the_hook_give_nothing(repo):
+    r = run("check", "--format", "concise", "--skip-non-workflows", *NOT_WORKFLOWS)
     assert (r.exit_code, r.stdout) == (0, "")
     assert "no workflow files found: 0 files checked, 8 skipped" in r.stderr
 
@@ -91,7 +91,7 @@ def test_show_files_says_why(repo):
 
 
 def test_verbose_lists_files_on_stderr_and_findings_on_stdout(repo):
-    r = run("check", "--verbose", "--format", "concise", "workflows/orders.yaml", "package.json")
+    r = run("check", "--verbose", "--format", "concise", "--skip-non-workflows", "workflows/orders.yaml", "package.json")
     assert r.stdout == "" and "checked  workflows/orders.yaml" in r.stderr and "skipped  package.json" in r.stderr
 
 
@@ -121,8 +121,8 @@ def test_a_misspelt_top_level_key_is_reported_with_a_suggestion(tmp_path):
     f.write_text("title: t\nworkflow_defintion:\n  parameters: []\n  blocks: []\n")
     r = run("check", "--format", "concise", str(f))
     assert r.exit_code == 1
-    assert "WF101 [missing-field] error: the request is missing required field 'workflow_definition'" in r.stdout
-    assert "did you mean 'workflow_definition'?" in r.stdout
+    assert "WF013 [missing-wrapper] error: the definition is under 'workflow_defintion'" in r.stdout
+    assert "rename 'workflow_defintion' to workflow_definition" in r.stdout
 
 
 def test_include_declares_files_workflows_whatever_they_hold(tmp_path, monkeypatch):
@@ -251,15 +251,18 @@ def test_a_file_that_vanishes_after_the_walk_is_reported_and_the_run_goes_on(tmp
 def test_other_files_are_not_taken_for_workflows(tmp_path, text):
     f = tmp_path / "f.yaml"
     f.write_text(text)
-    report = check_paths([f], Config())
+    report = check_paths([f], Config(skip_non_workflows=True))
     assert report.checked == [] and report.skipped[0][1].startswith("not a workflow")
+    walked = check_paths([tmp_path], Config())
+    assert walked.checked == [] and walked.skipped[0][1].startswith("not a workflow")
 
 
-def test_a_bare_definition_is_checked_as_the_definition_of_a_request(tmp_path):
+def test_a_bare_definition_is_refused_and_checked_as_the_definition_of_a_request(tmp_path):
     f = tmp_path / "f.yaml"
     f.write_text("parameters: []\nblocks:\n  - block_type: navigation\n    label: go\n")
     diags = check_paths([f], Config()).diagnostics
-    assert [(d.code, d.line) for d in diags] == [("WF101", 3)] and "navigation_goal" in diags[0].message
+    assert [(d.code, d.line) for d in diags] == [("WF013", 1), ("WF101", 3)] and "navigation_goal" in diags[1].message
+    assert diags[0].service.status == 422 and diags[0].service.detail == "title: Field required; workflow_definition: Field required"
 
 
 def test_gitignore_applies_from_every_level_of_the_repository_and_not_outside_one(repo, tmp_path_factory):

@@ -15,7 +15,16 @@ _ELB_HOST = re.compile(r"\.[a-z]{2}(-gov)?-[a-z]+-\d\.elb\.amazonaws\.com\.?$", 
 
 
 def library_verdict(url: str) -> str | None:
-    """What the service computes, with the library's parser."""
+    """What the service computes, with the library's parser (the scheme as the standard
+    library's urlparse reads it, before https:// is assumed, as the service's _prepend_scheme)."""
+    from urllib.parse import urlparse
+
+    try:
+        scheme = urlparse(url).scheme
+    except ValueError:
+        return MALFORMED
+    if scheme and scheme not in ("http", "https"):
+        return BAD_SCHEME
     full = url.strip() if "://" in url.strip() else "https://" + url.strip()
     if len(full) > 2083:
         return MALFORMED
@@ -34,6 +43,8 @@ def library_verdict(url: str) -> str | None:
 
 PROBES = [
     "https://hooks.example.com/skyvern", "http://example.com", "example.com/hook", "not a url",
+    "mailto:ops@example.com", "localhost:8000/hook", "hooks.example.com:8443/x", "javascript:alert(1)",
+    "HTTPS://EXAMPLE.COM/x", "data:text/plain,hi",
     "ftp://files.example.com/x", "https://", "https:///path", "http://exa mple.com", "https://[::1]/x",
     "https://[::1", "http://127.0.0.1:8080/hook", "http://2130706433/", "http://0x7f.1/", "http://256.1.1.1/",
     "https://example.com:99999/", "https://example.com:80/", "https://user:pw@example.com/x",

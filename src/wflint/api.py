@@ -3,8 +3,9 @@
     >>> from wflint import check_text
     >>> diags = check_text(open("flow.yaml").read(), path="flow.yaml")
 
-``check_paths`` checks the files ``wflint.discovery`` finds under files and directories, those
-whose content is a workflow (``wflint.workflow.recognize``); ``check_text``, ``check_bytes`` and
+``check_paths`` checks the files ``wflint.discovery`` finds under files and directories: every
+file named, and every file met in a walk whose content is a workflow
+(``wflint.workflow.recognize``); ``check_text``, ``check_bytes`` and
 ``check_file`` check what they are given as a workflow. ``evaluate`` checks a request that
 arrives as plain data (the mock server's case) and reports the service's verdict next to the
 diagnostics.
@@ -160,14 +161,13 @@ def _check_paused(source: SourceFile, config: Config, fmt: str | None, require_w
     if require_workflow and not recognition.is_workflow:
         return FileResult(None, recognition.reason)
     chosen = parsed.format if config.mode == "auto" else config.mode
-    diags = list(parsed.diagnostics) if chosen != "yaml" else [
-        unwrap.with_yaml_root_verdict(d, root) for d in parsed.diagnostics]
+    diags = [unwrap.with_document_verdict(d, root, chosen, source.text) for d in parsed.diagnostics]
     if root is not None and root.kind == "map":
         unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version, config.limits)
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:
-            diags.extend(run_rules(wf, rules))
+            diags.extend(d for d in run_rules(wf, rules) if unwrapped.keep(d))
         if views is not None:
             views.extend(unwrapped.workflows)
     reason = recognition.reason if recognition.is_workflow else "checked as a workflow because it was asked for"
@@ -249,16 +249,25 @@ def _check_candidate(candidate: Candidate, config: Config, codes: list[str]) -> 
     except OSError as exc:  # it vanished or changed since the walk
         message = unreadable_reason(candidate.path, candidate.shown, exc)
         return FileResult(_postprocess(None, [unreadable(candidate.shown, message)], config), "unreadable", False)
-    result = _check_data(data, candidate.shown, config, None, not candidate.declared)
+    result = _check_data(data, candidate.shown, config, None, recognition_decides(candidate, config))
     if candidate.declared:
         result.reason = "declared a workflow by the configuration's include"
     return result
 
 
+def recognition_decides(candidate: Candidate, config: Config) -> bool:
+    """Whether a file's content decides if it is checked: only for a file met in a walk, or
+    for a named one under ``skip_non_workflows`` (the pre-commit hook). A file the user names
+    is a workflow because the user said so, and one an ``include`` glob matches is declared one."""
+    if candidate.declared:
+        return False
+    return not candidate.explicit or config.skip_non_workflows
+
+
 def check_stdin(data: bytes, name: str, config: Config) -> FileResult:
-    """Standard input, which obeys the file size limit and, like a file, is checked only
-    when its content is a workflow."""
-    return _check_data(data, name, config, None, True)
+    """Standard input, which obeys the file size limit and, like a named file, is checked as
+    a workflow whatever it holds (unless ``skip_non_workflows``)."""
+    return _check_data(data, name, config, None, config.skip_non_workflows)
 
 
 #: below this many files a process pool costs more than it saves

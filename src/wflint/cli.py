@@ -122,13 +122,15 @@ def main() -> None:
 @click.option("--follow-links", is_flag=True, help="Follow symbolic links that lead out of a walked directory.")
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
 @click.option("--docs-url", default=None, metavar="URL", help="The page documenting the rules, which reports link each rule to (URL#wf104-unknown-field) [default: docs/rules.md in the repository].")
+@click.option("--skip-non-workflows", is_flag=True, help="Skip named files and standard input whose content is not a workflow, as a walk does (the pre-commit hook's option).")
 def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
           output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
-          follow_links, target_version, docs_url) -> None:
+          follow_links, target_version, docs_url, skip_non_workflows) -> None:
     """Check workflow files and directories ('-' reads standard input; no path means '.').
 
-    Only files whose content is a workflow are checked, however they are named; `--show-files`
-    says which, and why the others were left alone."""
+    A file named (or standard input) is checked as a workflow whatever it holds; in a walked
+    directory only files whose content is a workflow are, and `--show-files` says why the
+    others were left alone."""
     from .api import InternalError
 
     try:
@@ -154,6 +156,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             given["respect-gitignore"] = "command line (--respect-gitignore)" if respect_gitignore else "command line (--no-respect-gitignore)"
         if docs_url:
             cfg.docs_url, given["docs-url"] = docs_url, "command line (--docs-url)"
+        cfg.skip_non_workflows = skip_non_workflows
         cfg.validate()
     except ConfigError as exc:
         click.echo(f"wflint: {printable(str(exc))}", err=True)

@@ -61,6 +61,9 @@ class Config:
     #: where each setting in force came from (config key, or ``limits.<key>``): a file's path or
     #: ``command line (--option)``; a key absent here has its default (``--show-settings``)
     origins: dict[str, str] = field(default_factory=dict)
+    #: skip named files and standard input whose content is not a workflow, as a walk does
+    #: (``--skip-non-workflows``, for the pre-commit hook, which names every staged file)
+    skip_non_workflows: bool = False
 
     def validate(self) -> "Config":
         from .rules import lookup, registry

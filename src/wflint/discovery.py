@@ -17,8 +17,11 @@ directories (walked). The same rules hold however a path is typed, so ``wflint c
   link, an unreadable entry or one that vanished mid-walk is a ``Problem``, which the run
   reports as WF006 and goes on.
 
-Whether a file read is a workflow is decided by its content, later (``workflow.recognize``);
-``include`` declares files to be workflows whatever they hold.
+Whether a file read is checked is decided later (``api.recognition_decides``): a file named
+on the command line is a workflow because the user said so (``explicit``); a file met in a
+walk, or a named one under ``--skip-non-workflows`` (the pre-commit hook), is checked only
+when its content is a workflow (``workflow.recognize``); ``include`` declares files to be
+workflows whatever they hold.
 """
 
 from __future__ import annotations

@@ -76,7 +76,12 @@ def test_exported_definition_converts_back_and_round_trips(server, path, tmp_pat
         exported["proxy_location"] = got["proxy_location"]
     exported_text = json.dumps(exported, indent=2) + "\n"
 
-    assert [d.code for d in check_text(exported_text, "exported.json")] == ["WF012"]
+    # checked as the service reads it: the one WF012 note, and the refusal of the output
+    # parameters the full stored definition lists (422), with the service's status
+    diags = check_text(exported_text, "exported.json")
+    assert (diags[0].code, diags[0].severity, diags[0].service) == ("WF012", "warning", None)
+    outputs = any(p.get("parameter_type") == "output" for p in got["workflow_definition"]["parameters"])
+    assert any(d.code == "WF208" and d.service.status == 422 for d in diags) == outputs
     fixed = fix_text(exported_text, "exported.json")
     assert fixed.changed and not fixed.notes  # converted in place
     assert check_text(fixed.text, "exported.json") == []
@@ -118,7 +123,12 @@ def test_skyvern_cli_exports_fix_to_requests_that_save_the_same(server, export):
     import yaml
 
     text = export.read_text()
-    assert [(d.code, d.severity) for d in check_text(text, export.name)] == [("WF012", "warning")]
+    # read as the service reads it, each export saves (no error, no status); besides the one
+    # WF012 note, a send_email whose SMTP parameters are stored as objects draws WF213: as
+    # sent, the block would use the platform's SMTP slots, not the declared secrets
+    diags = check_text(text, export.name)
+    assert (diags[0].code, diags[0].severity) == ("WF012", "warning")
+    assert {d.code for d in diags[1:]} <= {"WF213"} and not any(d.service for d in diags)
     fixed = fix_text(text, export.name)
     assert fixed.changed and not fixed.notes and check_text(fixed.text, export.name) == []
 
@@ -134,3 +144,20 @@ def test_skyvern_cli_exports_fix_to_requests_that_save_the_same(server, export):
     again = httpx.post(f"{server.base}/v1/workflows", json={"json_definition": json.loads(fixed.text)},
                        headers=headers, timeout=30).json()
     assert _without_generated(again["workflow_definition"]) == _without_generated(first["workflow_definition"])
+    # the request a person would write: about the size of the one it came from, no nulls or
+    # defaults the service added
+    request = _request_of(data)
+    written = len(json.dumps(request, indent=2).splitlines())
+    assert abs(len(fixed.text.splitlines()) - written) <= 0.2 * written, (len(fixed.text.splitlines()), written)
+    assert fixed.text.count("null") <= json.dumps(request).count("null")
+
+
+def _request_of(data: dict) -> dict:
+    """The request an update body or file holds."""
+    import yaml
+
+    if isinstance(data.get("json_definition"), dict):
+        return data["json_definition"]
+    if isinstance(data.get("yaml_definition"), str):
+        return yaml.safe_load(data["yaml_definition"])
+    return data

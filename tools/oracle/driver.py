@@ -3,7 +3,9 @@ in-process on an in-memory database and sends each case through the real update 
 
     python driver.py CASES.jsonl RESULTS.jsonl
 
-Each input line is ``{"id": ..., "body": {...}}`` (the update body as sent); each output line
+Each input line is ``{"id": ..., "body": {...}}`` (the update body as sent), ``{"id": ...,
+"raw": "..."}`` (the body's bytes, for a file that is not valid JSON) or ``{"id": ..., "body":
+{...}, "create": true}`` (a create, whose reply is the stored form); each output line
 ``{"id": ..., "status": int, "body": <reply JSON or text>}``. This file imports only the
 standard library and the release's own packages, because it runs with the release's Python.
 """
@@ -79,7 +81,14 @@ async def main(cases_path: str, out_path: str) -> int:
                 r = await client.post("/v1/workflows", json={"json_definition": SEED_WORKFLOW})
                 wpid = r.json()["workflow_permanent_id"]
             try:
-                resp = await client.post(f"/v1/workflows/{wpid}", json=case["body"])
+                # a create's reply is the stored form the service answers (what GET returns and
+                # what exports are made from); an update's is the verdict on the case
+                path = "/v1/workflows" if case.get("create") else f"/v1/workflows/{wpid}"
+                if "raw" in case:
+                    resp = await client.post(path, content=case["raw"].encode("utf-8", "surrogatepass"),
+                                             headers={"content-type": "application/json"})
+                else:
+                    resp = await client.post(path, json=case["body"])
                 status, body = resp.status_code, _reply(resp)
             except Exception as exc:  # noqa: BLE001 - an exception escaping the app is a 500
                 status, body = 500, f"{type(exc).__name__}: {exc}"

@@ -37,6 +37,8 @@ sys.path.insert(0, str(HERE))
 
 import venvs  # noqa: E402
 from generate import Case, cases as generated  # noqa: E402
+import real_seeds  # noqa: E402
+import shapes  # noqa: E402
 
 VERDICT_GOAL, STATUS_GOAL = 99.5, 99.0
 
@@ -57,26 +59,11 @@ def fixture_cases(folders: list[Path]) -> list[Case]:
                 # has no such limit and spends minutes or its stack on them, and wflint's answer is
                 # WF007 by design, not a verdict of the service's
                 continue
-            text = f.read_text(encoding="utf-8", errors="replace")
-            kind = "yaml" if f.suffix in (".yaml", ".yml") else "json"
-            if kind == "yaml" and _yaml_body(text) is not None:
-                kind = "yaml-body"  # an update body written in YAML: sent as the JSON it reads as
-            if kind == "json":
-                try:
-                    data = json.loads(text)
-                except (ValueError, RecursionError):
-                    data = None
-                if not isinstance(data, dict):
-                    continue  # not a request the endpoint can carry as json_definition
-                if "json_definition" in data or "yaml_definition" in data:
-                    kind = "body"
-                elif "workflow_definition" not in data:
-                    continue
             try:
                 rel = f.relative_to(REPO).as_posix()
             except ValueError:
                 rel = f"{folder.name}/{f.relative_to(folder).as_posix()}"
-            out.append(Case(rel, kind, text, ["fixture"]))
+            out.append(file_case(f, rel))  # every file, whatever it holds: the user named it
     return out
 
 
@@ -95,30 +82,123 @@ def _yaml_body(text: str) -> dict[str, Any] | None:
 def config_dependent(case: Case) -> str | None:
     """Why the service's answer depends on its configuration, or None."""
     text = case.text
-    if "webhook_callback_url" in text:
+    if "webhook_callback_url" in text and _internal_webhook(case):
         return "webhook URL validation (ENABLE_URL_VALIDATION)"
     if "ui-tars" in text:
         return "ui-tars engine (ENABLE_VOLCENGINE)"
-    if "browser_type" in text:
-        return "explicit browser_type (dynamic browsers)"
-    if "credential_ids" in text:
+    if re.search(r"browser_type[\"']?\s*:\s*(?!null\b|~|None\b)[\"']?(msedge|chrome|stealth-chromium)", text):
+        return "explicit browser_type (dynamic browsers)"  # a valid value: refused by some runtimes only
+    if re.search(r"credential_ids[\"']?\s*:\s*\[?\s*[\"'-]?\s*\w", text) and not re.search(
+            r"credential_ids[\"']?\s*:\s*(null|~)", text):
         return "stored credentials (credential_ids must name existing ones)"
     return None
+
+
+def _internal_webhook(case: Case) -> bool:
+    """Whether the case's webhook URL (or one it cannot be read for) names a host only some
+    deployments block (loopback, private): its scheme and form are the release's to judge."""
+    from wflint.checks.webhook_url import internal_host
+
+    found = re.findall(r"webhook_callback_url[\"']?\s*:\s*[\"']?([^\"'\s,}]*)", case.text)
+    return not found or any(internal_host(url) for url in found if url)
 
 
 # --------------------------------------------------------------------------- the two sides
 
 
-def run_service(release: str, cases: list[Case], install: bool) -> dict[str, dict[str, Any]]:
+def file_case(path: Path, case_id: str, tags: tuple[str, ...] = ("fixture",)) -> Case:
+    """Any file as a case, whatever it holds: a YAML file is sent as ``yaml_definition`` (an
+    update body written in YAML as the JSON it reads as), a JSON file as ``json_definition``
+    (its bytes in place, so a file that is not JSON is a malformed body) or, when it is an
+    update body, as the body itself."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix in (".yaml", ".yml"):
+        return Case(case_id, "yaml-body" if _yaml_body(text) is not None else "yaml", text, list(tags))
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    body = isinstance(data, dict) and ("json_definition" in data or "yaml_definition" in data)
+    return Case(case_id, "body" if body else "json", text, list(tags))
+
+
+def wire(case: Case) -> dict[str, Any]:
+    """How ``case`` goes to the driver: a JSON body, or the raw bytes of one."""
+    if case.kind == "yaml":
+        return {"body": {"yaml_definition": case.text}}
+    if case.kind == "json":
+        return {"raw": '{"json_definition": ' + case.text + "\n}"}
+    if case.kind == "body":
+        return {"raw": case.text}
+    try:
+        return {"body": case.body()}
+    except ValueError:
+        return {"body": None}
+
+
+def real_exports(release: str, seeds: list[Case], install: bool, seed: int, count: int) -> list[Case]:
+    """The real service's stored form of every seed it saves, as files a team keeps: the
+    GET answer whole, and the definition exported without ids and output parameters (as
+    ``skyvern workflow get --definition-file`` writes it); then ``count`` of them edited by
+    hand (``generate.Gen.mutate``). Made by this release, so a release's exports carry its
+    own stored fields (1.0.48's SMTP objects on send_email ...)."""
+    import random
+
+    creates = list(seeds)
+    replies = run_service(release, creates, install, create=True)
+    out: list[Case] = []
+    for c in creates:
+        got = replies.get(c.id)
+        if not got or got["status"] != 200 or not isinstance(got["body"], dict):
+            continue
+        stored = got["body"]
+        definition = stored.get("workflow_definition")
+        if not isinstance(definition, dict):
+            continue
+        exported = {"title": stored.get("title"), "workflow_definition": _without_ids(definition)}
+        if stored.get("proxy_location") is not None:
+            exported["proxy_location"] = stored["proxy_location"]
+        tags = [t for t in c.tags if t in ("real", "fixture")] or ["generated"]
+        out.append(Case(f"getanswer:{c.id}", "json", json.dumps(stored, indent=2, default=str), [*tags, "export"]))
+        out.append(Case(f"export:{c.id}", "json", json.dumps(exported, indent=2, default=str), [*tags, "export"]))
+    from generate import Gen
+
+    g = Gen(seed)
+    made = [c for c in out if c.id.startswith("export:")]
+    for i in range(min(count, 4 * len(made))):
+        base = random.Random(seed + i).choice(made) if made else None
+        if base is None:
+            break
+        try:
+            req, tags = g.mutate(json.loads(base.text))
+        except (KeyError, TypeError, IndexError, AttributeError):
+            continue
+        out.append(Case(f"edited-{i:05d}:{base.id}", "json", json.dumps(req, indent=2), [*base.tags, "edited", *tags]))
+    return out
+
+
+def _without_ids(definition: dict[str, Any]) -> dict[str, Any]:
+    """The stored definition with ids, timestamps and output parameters taken out."""
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()
+                    if not (k.endswith("_id") and k.endswith(("parameter_id", "workflow_id", "organization_id")))
+                    and k not in ("created_at", "modified_at", "deleted_at", "output_parameter")}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+    out = clean(definition)
+    if isinstance(out.get("parameters"), list):
+        out["parameters"] = [p for p in out["parameters"] if not (isinstance(p, dict) and p.get("parameter_type") == "output")]
+    return out
+
+
+def run_service(release: str, cases: list[Case], install: bool, create: bool = False) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="wflint-oracle-") as tmp:
         src, dst = Path(tmp) / "cases.jsonl", Path(tmp) / "results.jsonl"
         with src.open("w", encoding="utf-8") as fh:
             for c in cases:
-                try:
-                    body = c.body()
-                except ValueError:
-                    body = {"yaml_definition": c.text} if c.kind == "yaml" else None
-                fh.write(json.dumps({"id": c.id, "body": body}) + "\n")
+                fh.write(json.dumps({"id": c.id, **wire(c), **({"create": True} if create else {})}) + "\n")
         done = venvs.run_in(release, "driver.py", str(src), str(dst), install=install, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"oracle: the {release} driver failed:\n{done.stderr[-3000:]}")
@@ -197,7 +277,13 @@ def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]],
     counts: Counter = Counter()
     lines: list[str] = []
     verdicts: dict[str, Any] = {}
-    mock = Mock(release) if mock_wanted() else None
+    mock = None
+    if mock_wanted() and not NO_MOCK[0]:
+        try:
+            mock = Mock(release)
+        except Exception as exc:  # noqa: BLE001 - the message comparison is optional
+            print(f"oracle: wflint serve could not be started in-process ({type(exc).__name__}: {exc}); "
+                  "message agreement not measured", file=sys.stderr)
     mismatches: list[str] = []
     for c in cases:
         got = service.get(c.id)
@@ -214,11 +300,13 @@ def compare(release: str, cases: list[Case], service: dict[str, dict[str, Any]],
             continue
         w = wflint_verdict(c, release)
         counts["cases"] += 1
-        counts["fixtures" if "fixture" in c.tags else "generated"] += 1
+        group = "fixtures" if "fixture" in c.tags else "real" if "real" in c.tags else "generated"
+        counts[group] += 1
         counts["accepted"] += accepted
         w_accepts = w["status"] == 200
         if w_accepts == accepted:
             counts["verdict"] += 1
+            counts[group + "_verdict"] += 1
         if (w["status"] if not w_accepts else 200) == (svc_status if not accepted else 200):
             counts["status"] += 1
         if not accepted and mock is not None and 400 <= svc_status < 500:
@@ -264,6 +352,7 @@ def write_verdicts(path: Path, release: str, verdicts: dict[str, Any]) -> None:
 
 
 MESSAGES_SHOWN = [0]
+NO_MOCK = [False]
 
 
 def mock_wanted() -> bool:
@@ -280,11 +369,14 @@ def pct(a: int, b: int) -> float:
 
 def summary(release: str, counts: Counter, seconds: float) -> str:
     n = counts["cases"]
-    return (f"oracle {release}: {n} cases ({counts['generated']} generated, {counts['fixtures']} fixtures; "
+    return (f"oracle {release}: {n} cases ({counts['generated']} generated, {counts['real']} real, {counts['fixtures']} fixtures; "
             f"{counts['accepted']} accepted by the service), {counts['config']} config-dependent set aside; "
             f"verdict agreement {pct(counts['verdict'], n):.2f}%, status agreement {pct(counts['status'], n):.2f}%, "
             f"message agreement (wflint serve's reply) {pct(counts['message'], counts['refusals']):.2f}% of "
-            f"{counts['refusals']} 4xx refusals; {seconds:.0f} s")
+            f"{counts['refusals']} 4xx refusals; {seconds:.0f} s\n"
+            f"oracle {release}: verdict agreement on generated seeds {pct(counts['generated_verdict'], counts['generated']):.2f}% "
+            f"of {counts['generated']}, on real seeds {pct(counts['real_verdict'], counts['real']):.2f}% of {counts['real']} "
+            f"(fixtures {pct(counts['fixtures_verdict'], counts['fixtures']):.2f}% of {counts['fixtures']})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,12 +391,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verdicts", type=Path, help="write the service's verdict per fixture case (JSON)")
     ap.add_argument("--results", type=Path, help="write the service's raw reply per case (JSON lines)")
     ap.add_argument("--show-messages", type=int, default=0, help="message mismatches to print")
+    ap.add_argument("--real-seeds", type=Path, metavar="GIT_DIR",
+                    help="a clone of the service's repository: its own definitions, as they are and mutated")
+    ap.add_argument("--real-count", type=int, default=1500, help="mutated cases made from the real seeds")
+    ap.add_argument("--shape-count", type=int, default=500, help="shape-mutated cases made from generated seeds")
+    ap.add_argument("--exports", type=int, default=0, metavar="N",
+                    help="also the release's own stored form of every seed it saves (GET answers, exports), and N "
+                         "of them edited by hand")
+    ap.add_argument("--replay", type=Path, help="read the service's replies from a --results file instead of asking it")
+    ap.add_argument("--no-mock", action="store_true", help="do not measure wflint serve's replies")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     MESSAGES_SHOWN[0] = args.show_messages
+    NO_MOCK[0] = args.no_mock
     folders = ([] if args.no_repo_fixtures else [REPO / "fixtures"]) + args.fixtures
-    all_cases = fixture_cases(folders) + generated(args.seed, args.count)
-    service = run_service(args.release, all_cases, not args.no_install)
+    made = generated(args.seed, args.count)
+    all_cases = fixture_cases(folders) + made + shapes.mutated(made, args.seed, args.shape_count, "genshape", "generated")
+    if args.real_seeds:
+        real = real_seeds.seeds(args.real_seeds)
+        all_cases += real + shapes.mutated(real, args.seed, args.real_count, "realmut", "real")
+    if args.exports and not args.replay:
+        seeds = [c for c in all_cases if c.kind != "body" and ("real" in c.tags or "none" in c.tags or "fixture" in c.tags)]
+        all_cases += real_exports(args.release, seeds, not args.no_install, args.seed, args.exports)
+    if args.replay:
+        service = {r["id"]: r for r in map(json.loads, args.replay.read_text(encoding="utf-8").splitlines())}
+    else:
+        service = run_service(args.release, all_cases, not args.no_install)
     if args.results:
         args.results.write_text("".join(json.dumps(r) + "\n" for r in service.values()))
     result = compare(args.release, all_cases, service, args.show)

@@ -93,9 +93,26 @@ def _ipv4(host):
     return ipaddress.IPv4Address(value)
 
 
+def declared_scheme(url):
+    """The scheme the service sees before it assumes ``https://``: the standard library's
+    ``urlparse`` reading, in which ``mailto:ops@example.com`` has the scheme ``mailto`` and
+    ``localhost:8000/hook`` the scheme ``localhost``; "" for none, None when it cannot parse."""
+    from urllib.parse import urlparse
+
+    try:
+        return urlparse(url).scheme
+    except ValueError:
+        return None
+
+
 def webhook_url_error(url, blocked_hosts=frozenset()):
     """The service's 400 message for a non-empty ``webhook_callback_url``, or None.
     ``blocked_hosts`` are the host names a deployment refuses (the mock server's setting)."""
+    scheme = declared_scheme(url)
+    if scheme is None:
+        return MALFORMED
+    if scheme and scheme not in ("http", "https"):
+        return BAD_SCHEME  # decided before any https:// is assumed
     full = full_url(url)
     if len(full) > MAX_LENGTH:
         return MALFORMED

@@ -1,7 +1,8 @@
 """``wflint fix``: safe automatic fixes that keep every untouched byte of the file.
 
-First, a file holding the service's stored form of a workflow (WF012) is rewritten into the
-request it came from (``stored``). Then two kinds of fix, both limited to changes that cannot alter what a correct workflow means:
+First, a request whose definition is not under ``workflow_definition`` (WF013) is wrapped as
+its author meant (``wrap``), and a file holding the service's stored form of a workflow
+(WF012) is rewritten into the request it came from (``stored``). Then two kinds of fix, both limited to changes that cannot alter what a correct workflow means:
 
 * **WF106: invalid identifiers** (``renames``): a block label or parameter key that is not an
   identifier is renamed to the name the service's YAML sanitizer gives it, and every reference
@@ -36,6 +37,7 @@ from .quoting import quote_traps
 from .renames import plan_renames, rename
 from .results import FixError, FixInternalError, FixResult
 from .stored import convert_stored
+from .wrap import wrap_definition
 
 # internal helpers the tests reach as ``wflint.fix.<name>``
 from .edits import _apply_subs  # noqa: F401
@@ -51,6 +53,10 @@ def fix_text(text: str, path: str, unsafe: bool = False) -> FixResult:
 
     Pure: no file is read or written. Raises ``FixError`` when the text cannot be parsed and
     ``FixInternalError`` when the edits would not give exactly the intended data."""
+    wrapped = wrap_definition(text, path, _format_of(path, text))
+    if wrapped is not None:  # WF013 first: the request it gives is then fixed like any other
+        rest = fix_text(wrapped.text, path)
+        return FixResult(rest.text, wrapped.changes + rest.changes, wrapped.notes + rest.notes)
     stored = convert_stored(text, path, _format_of(path, text))
     if stored is not None:  # WF012 first; the request it gives may need the other fixes too
         rest = fix_text(stored.text, path, unsafe)

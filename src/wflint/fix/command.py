@@ -77,8 +77,8 @@ def _diff(old: str, new: str, path: str) -> str:
               help="Also rename misspelt keys, label references, parameter keys and template variables to "
                    "their one near match (changes what the service stores; review with --diff).")
 def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool, unsafe: bool) -> None:
-    """Apply safe fixes (WF106 renames, WF004 quoting) to workflow files, keeping comments
-    and formatting (no path means '.').
+    """Apply safe fixes (WF013 wrapping, WF012 stored form to request, WF106 renames, WF004
+    quoting) to workflow files, keeping comments and formatting (no path means '.').
 
     Exit status: 0 done (or nothing to do), 1 with --check when a file would change, 2 an
     unreadable path or a file that does not parse, 3 an internal error (nothing written).

@@ -138,7 +138,18 @@ def _removals(text: str, container: Node, entries: list, removed: list[int]) -> 
     if not removed:
         return []
     if not _is_flow(text, container):
-        return [_remove_block(text, entries, i) for i in removed]
+        # a run of neighbours goes in one edit: the first key of a "- key: value" item is cut
+        # up to the next key, which would overlap the next removal's whole line
+        out = []
+        for run in _runs(sorted(removed)):
+            start, end, _ = _remove_block(text, entries, run[0])
+            if len(run) > 1:
+                last_end = _remove_block(text, entries, run[-1])[1]
+                after = run[-1] + 1
+                end = _start_of(entries[after]) if end == _start_of(entries[run[0] + 1]) and after < len(entries) \
+                    else last_end
+            out.append((start, end, ""))
+        return out
     # flow style and JSON: an entry goes with the comma after it; a trailing run goes with
     # the comma before it (from the end of the last entry kept)
     kept = [i for i in range(len(entries)) if i not in removed]
@@ -169,3 +180,14 @@ def _remove_block(text: str, entries: list, i: int) -> tuple[int, int, str]:
         newline = text.find("\n", end)
         end = len(text) if newline < 0 else newline + 1
     return line_start, end, ""
+
+
+def _runs(indices: list[int]) -> list[list[int]]:
+    """Consecutive runs of sorted indices: [1, 2, 4] -> [[1, 2], [4]]."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs

@@ -26,7 +26,8 @@ CHECKS: dict[str, tuple[str | None, str | None]] = {
     "send_email_transport": ("1.0.56", None),
     # browser_settings.timezone_id must be an IANA name
     "browser_settings_timezone": ("1.0.56", None),
-    # code blocks refuse the keys error_code and parameters (422)
+    # code blocks refuse the key error_code (422) and limit error_code_mapping; the key
+    # 'parameters' every modelled release refuses (1.0.48 included: its real reply says so)
     "code_block_forbidden_keys": ("1.0.55", None),
     # a code block's code is parsed as Jinja at save time (G5)
     "code_jinja": ("1.0.55", None),
@@ -36,6 +37,10 @@ CHECKS: dict[str, tuple[str | None, str | None]] = {
     "wait_sec_422": ("1.0.55", None),
     # D8 lists an undefined loop_over_parameter_key; before, the save failed with a 500
     "d8_loop_source": ("1.0.55", None),
+    # webhook_callback_url is checked as a URL at save time (C6); 1.0.48 stores any text
+    "webhook_url": ("1.0.55", None),
+    # browser_type must be msedge, chrome or stealth-chromium (1.0.48 has no such field)
+    "browser_type_values": ("1.0.55", None),
 }
 
 

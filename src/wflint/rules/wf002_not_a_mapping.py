@@ -2,10 +2,16 @@
 
 **What it checks.** The top of a workflow file is a mapping with ``title`` and
 ``workflow_definition`` (or an update body with ``json_definition``/``yaml_definition``).
-An empty file, a list or a bare scalar is reported.
+An empty file (or one holding only whitespace or comments), ``null``, a list or a bare
+scalar is reported, with the service's status, whenever the file is checked: a file named on
+the command line or piped on standard input always is (the pre-commit hook's
+``--skip-non-workflows`` and a directory walk leave files that are not workflows alone).
 
-**Why.** On the YAML path the service's sanitizer crashes on anything but a mapping and
-answers 500; on the JSON path the body model answers 422.
+**Why.** The service refuses every one of them. On the YAML path an empty string counts as
+no definition (422 "Invalid workflow definition. Workflow should be provided in either yaml
+or json format."), whitespace, comments, ``null`` and scalars crash its sanitizer (500), and
+a list gives 500, or 422 when each item is a two-key mapping. On the JSON path ``null`` is
+no definition (422) and any other non-object fails the body model (422).
 
 **Bad**::
 

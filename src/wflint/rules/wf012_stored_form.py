@@ -8,12 +8,18 @@ block, ids and timestamps on parameters, full parameter objects where a request 
 parameters taken out, but every stored field left on every block, such as ``disable_cache`` on
 a wait block) counts too, when it holds such a field.
 
-**Why.** Sent back as it is, the service refuses the output parameters ("Cannot manually
-create output parameters", 422: an error) and silently drops every other server-written field
-(a warning when that is all there is). wflint
-reports the form once, checks the request it converts to, and ``wflint fix`` rewrites the
-file into that request (server-written fields dropped, ``parameters`` objects turned back
-into ``parameter_keys``), keeping comments in YAML.
+**Why.** Sent back as it is, the service reads the file as a request: it drops every field a
+request does not have, and judges what is left. Whether it saves the file is therefore said
+by the other findings, with the service's status, as for any request: the output parameters
+are refused ("Cannot manually create output parameters", 422, WF208), a ``for_loop`` whose
+source is only the stored ``loop_over`` object has no source (WF211), a context parameter
+whose ``source`` is an object lacks ``source_parameter_key`` (WF101), a code block carrying
+``parameters`` is refused (WF104). This note, a warning, is the one finding that says "this is
+an export, convert it" (the server-written fields it speaks for draw no unknown-field warning
+of their own). ``wflint fix`` rewrites the file into the request it came from, as a person
+would write it: server-written fields and ids dropped, ``parameters`` objects turned back into
+``parameter_keys``, values equal to the service's defaults and nulls left out, the order of
+keys kept, comments kept in YAML.
 
 **Bad**::
 
@@ -42,6 +48,6 @@ into ``parameter_keys``), keeping comments in YAML.
 
 CODE = "WF012"
 NAME = "stored-form"
-SEVERITY = "error"
+SEVERITY = "warning"
 PRODUCED_BY = "the request unwrapper"
 check = None

@@ -40,7 +40,7 @@ def check(wf):
         yield _with_release_note(wf, d)
     # two values the service checks with its own rules rather than an enumeration
     browser_type = wf.request.get("browser_type")
-    if isinstance(browser_type, str) and browser_type_error(browser_type):
+    if isinstance(browser_type, str) and browser_type_error(browser_type) and wf.release.has_check("browser_type_values"):
         yield wf.diag(rule, f"{browser_type!r} is not a valid browser_type; allowed: {', '.join(BROWSER_TYPES)}",
                       ("browser_type",), help=suggest(browser_type, BROWSER_TYPES) or "remove browser_type",
                       service=model_verdict(wf, ("browser_type",)))

@@ -48,6 +48,12 @@ def check(wf):
         return
     path = ("webhook_callback_url",)
     error = webhook_url_error(url)
+    if error and not wf.release.has_check("webhook_url"):
+        what, hint = _EXPLAIN[error]
+        yield wf.diag(rule, f"webhook_callback_url {url[:80]!r} {what}: your target {wf.release.version} stores it "
+                      "unchecked, newer releases refuse it (400), and no webhook can be called at it", path,
+                      severity="warning", help=hint)
+        return
     if error:
         what, hint = _EXPLAIN[error]
         yield wf.diag(rule, f"webhook_callback_url {url[:80]!r} {what}; the service rejects the save (400)", path,

@@ -132,7 +132,10 @@ def server_verdicts(state: ServerState, sub: Submission, previous: dict[str, Any
     if wpid is not None and previous is None:
         out.append(ServiceVerdict(404, not_found(wpid), ("C", 5)))
     url = data.get("webhook_callback_url")
-    if url and (previous is None or url != previous.get("webhook_callback_url")):
+    from ..model.releases import NEWEST, has_check
+
+    checked = has_check("webhook_url", state.config.target_version or NEWEST)
+    if checked and url and (previous is None or url != previous.get("webhook_callback_url")):
         message = webhook_url_error(url, state.config.blocked_webhook_hosts)
         if message:
             out.append(ServiceVerdict(400, message, ("C", 6)))

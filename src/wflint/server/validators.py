@@ -65,6 +65,13 @@ def _code_raw(cls: Any, data: Any) -> Any:
     return data
 
 
+def _code_parameters(cls: Any, data: Any) -> Any:
+    # every modelled release refuses a code block's 'parameters' key (1.0.48 before the others)
+    if isinstance(data, dict) and "parameters" in data:
+        _raise(service_checks.code_block_key_error(["parameters"]))
+    return data
+
+
 def _send_email(self: Any) -> Any:
     _raise(service_checks.send_email_transport_error(
         transport=_value(self.transport),
@@ -178,7 +185,8 @@ def _value(v: Any) -> Any:
 
 VALIDATORS: dict[str, dict[str, Any]] = {
     "conditional": {"check_branches": model_validator(mode="after")(_conditional)},
-    "code": {"check_raw_keys": model_validator(mode="before")(classmethod(_code_raw))},
+    "code": {"check_raw_keys": model_validator(mode="before")(classmethod(_code_raw)),
+             "check_parameters_key": model_validator(mode="before")(classmethod(_code_parameters))},
     "send_email": {"check_transport": model_validator(mode="after")(_send_email)},
     "terminate": {"check_error_code": field_validator("error_code")(classmethod(_terminate_code))},
     "web_search": {

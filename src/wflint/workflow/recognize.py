@@ -9,7 +9,8 @@ pre-commit, or met while walking a directory):
 * an update body (``json_definition`` / ``yaml_definition``);
 * a top-level key that is a near miss of those (``workflow_defintion``): a workflow with a typo,
   checked so the typo is reported;
-* a bare definition (``parameters`` and ``blocks`` at the top);
+* a bare definition (``parameters`` and ``blocks`` at the top), or a request without its
+  wrapper (``title`` and ``blocks`` at the top; a request or a definition under another key);
 * the service's stored form (a workflow as GET or list returns it, see ``stored_form``);
 * a list of any of these (the service's list answer, or a mistake reported as WF002);
 * a ``yaml-language-server`` modeline naming one of wflint's schemas.
@@ -100,5 +101,12 @@ def recognize(root: Node | None, text: str = "") -> Recognition:
             return Recognition("near-miss", f"its top-level key {key!r} looks like a misspelt {meant!r}")
     if "parameters" in keys and "blocks" in keys:
         return Recognition("definition", "a bare definition (parameters and blocks at the top)")
+    if "title" in keys and "blocks" in keys:
+        return Recognition("flat", "a request without its workflow_definition wrapper (title and blocks at the top)")
+    for key, value in root.pairs:
+        if value.kind == "map" and REQUEST_KEY in value.keys():
+            return Recognition("nested", f"a request nested under {key.value!r}")
+        if value.kind == "map" and "parameters" in value.keys() and "blocks" in value.keys():
+            return Recognition("renamed", f"a definition under {key.value!r} (parameters and blocks)")
     shown = ", ".join(str(k) for k in keys[:4]) + (", ..." if len(keys) > 4 else "")
     return Recognition(None, f"not a workflow: no workflow key at the top (has {shown or 'nothing'})")

@@ -40,7 +40,30 @@ def _stored_definition(defn: Node | None) -> bool:
             # ids only the service writes (an output parameter alone is a request's mistake, WF208)
             if "output_parameter" in keys or any(isinstance(k, str) and k.endswith("_parameter_id") for k in keys):
                 return True
+            # a reference the service stores as the object it names (loop_over, source, the
+            # SMTP slots, a block's parameters), as every release's export carries it
+            if any(_object_reference(k, v) for k, v in item.pairs):
+                return True
     return False
+
+
+def _stored_references() -> frozenset[str]:
+    names = {"parameters"}
+    for model in (*M.BLOCK_TYPES.values(), *M.PARAMETER_TYPES.values()):
+        names.update(model.extra.get("stored_replaces", {}).values())
+    return frozenset(names)
+
+
+_STORED_REFERENCES = _stored_references()
+
+
+def _object_reference(key: Node, value: Node) -> bool:
+    if key.value not in _STORED_REFERENCES:
+        return False
+    if value.kind == "map":
+        return "key" in value.keys() and "parameter_type" in value.keys()
+    return value.kind == "seq" and bool(value.items) and all(
+        i.kind == "map" and "parameter_type" in i.keys() for i in value.items)
 
 
 def _exported_definition(defn: Node | None) -> bool:
@@ -93,14 +116,106 @@ def _count(value: Any) -> int:
     return 0
 
 
+def server_key_offsets(root: Node) -> list[int]:
+    """The offsets of the keys in ``root`` (a stored form) that its request does not have:
+    the server-written ones, and every key of an item the conversion drops."""
+    out: list[int] = []
+    _dropped_keys(root, to_request(root.to_data()), out)
+    return out
+
+
+def _dropped_keys(node: Node, target: Any, out: list[int]) -> None:
+    if node.kind == "map":
+        for k, v in node.pairs:
+            if isinstance(target, dict) and k.value in target:
+                _dropped_keys(v, target[k.value], out)
+            else:
+                out.append(k.start.offset)
+                _dropped_keys(v, None, out)
+    elif node.kind == "seq":
+        kept = list(target) if isinstance(target, list) else []
+        for item in node.items:
+            match = next((t for t in kept if _same_item(item, t)), None)
+            if match is not None:
+                kept.remove(match)
+            _dropped_keys(item, match, out)
+
+
+def _same_item(item: Node, target: Any) -> bool:
+    if item.kind != "map" or not isinstance(target, dict):
+        return item.kind != "map" and not isinstance(target, dict)
+    for name in ("label", "key"):
+        if name in target:
+            node = item.get(name)
+            return node is not None and node.value == target[name]
+    return True
+
+
+#: values the service writes itself when the request leaves a field out (null, or absent):
+#: §2.2 (null stored as false / 2 on create) and §6.6 (what the conversion fills in); a request
+#: written by a person leaves them out, and saving it gives the same stored definition
+FILLED_IN: dict[str, dict[str, Any]] = {
+    "request": {"mask_secrets": False, "enable_self_healing": False, "code_version": 2},
+    "validation": {"max_steps_per_run": 2},
+    "action": {"max_steps_per_run": 1, "complete_verification": False},
+    "extraction": {"complete_verification": False},
+    "goto_url": {"complete_verification": False},
+    "file_download": {"complete_on_download": True, "complete_verification": True,
+                      "include_action_history_in_verification": True},
+}
+#: fields the service rebuilds on every save whatever the request says (§6.6: code steps)
+REBUILT: dict[str, tuple[str, ...]] = {"code": ("steps",)}
+
+
+#: the request's nested objects whose fields all have defaults (a null in them is the
+#: service's, not the author's); free-form values (schemas, payloads) are never touched
+NESTED_OBJECTS = ("condition", "criteria", "retry_policy", "browser_settings", "proxy_location")
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        # a GeoTarget proxy_location is stored normalised, isISP false included
+        return {k: _without_nulls(v) if k in NESTED_OBJECTS or k == "retry_on" else v
+                for k, v in value.items() if v is not None and not (k == "isISP" and v is False)}
+    if isinstance(value, list):
+        return [_without_nulls(v) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def _as_written(obj: dict[str, Any], model: M.ObjectModel, filled: dict[str, Any],
+                keep: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``obj`` without what its author did not write: a value equal to the field's default,
+    a null, or a value the service fills in itself. Required fields (and ``keep``) stay."""
+    fields = {f.name: f for f in model.fields}
+    if M.NEWEST_RELEASE.is_block(model):
+        fields.update((f.name, f) for f in M.NEWEST_RELEASE.COMMON_BLOCK_FIELDS)
+    out = {}
+    for k, v in obj.items():
+        f = fields.get(k) if isinstance(k, str) else None
+        if f is not None and not f.required and k not in keep:
+            if v is None or (f.default is not M.types.MISSING and _equal(v, f.default)):
+                continue
+            if k in filled and _equal(v, filled[k]):
+                continue
+        out[k] = _without_nulls(v) if k in NESTED_OBJECTS and isinstance(v, dict) else v
+    return out
+
+
+def _equal(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
 def to_request(data: Any) -> Any:
-    """The create/update request for a stored workflow (plain data in, plain data out)."""
+    """The create/update request for a stored workflow (plain data in, plain data out), as a
+    person would write it: only what the request model knows, no ids or timestamps, and
+    nothing the service would write itself (``_as_written``), the order of keys kept."""
     if not isinstance(data, dict):
         return data
     if "workflow_definition" not in data and "blocks" in data:
         return _definition(data)
     request_keys = M.known_keys(M.REQUEST)
     out = {k: v for k, v in data.items() if k in request_keys}
+    out = _as_written(out, M.REQUEST, FILLED_IN["request"])
     if isinstance(out.get("workflow_definition"), dict):
         out["workflow_definition"] = _definition(out["workflow_definition"])
     return out
@@ -108,7 +223,8 @@ def to_request(data: Any) -> Any:
 
 def _definition(defn: dict[str, Any]) -> dict[str, Any]:
     keys = M.known_keys(M.DEFINITION)
-    out = {k: v for k, v in defn.items() if k in keys}
+    # parameters and blocks: what every request spells out, empty or not
+    out = _as_written({k: v for k, v in defn.items() if k in keys}, M.DEFINITION, {}, keep=("parameters", "blocks"))
     params = out.get("parameters")
     if isinstance(params, list):
         out["parameters"] = [_parameter(p) for p in params
@@ -151,18 +267,37 @@ def _request_fields(obj: dict[str, Any], model: M.ObjectModel) -> dict[str, Any]
 
 
 def _parameter(p: Any) -> Any:
-    model = M.PARAMETER_TYPES.get(p.get("parameter_type")) if isinstance(p, dict) else None
-    return p if model is None else _request_fields(p, model)
+    model = M.PARAMETER_TYPES.get(_tag(p, "parameter_type"))
+    return p if model is None else _as_written(_request_fields(p, model), model, {})
 
 
 def _block(b: Any) -> Any:
-    model = M.BLOCK_TYPES.get(b.get("block_type")) if isinstance(b, dict) else None
+    model = M.BLOCK_TYPES.get(_tag(b, "block_type"))
     if model is None:
         return b
-    out = _request_fields(b, model)
+    tag = b.get("block_type")
+    out = _as_written(_request_fields(b, model), model, FILLED_IN.get(tag, {}))
+    for rebuilt in REBUILT.get(tag, ()):
+        out.pop(rebuilt, None)
     if isinstance(out.get("loop_blocks"), list):
         out["loop_blocks"] = [_block(child) for child in out["loop_blocks"]]
     if isinstance(out.get("branch_conditions"), list):
-        out["branch_conditions"] = [{k: v for k, v in c.items() if k != "id"} if isinstance(c, dict) else c
-                                    for c in out["branch_conditions"]]
+        out["branch_conditions"] = [_branch(c) for c in out["branch_conditions"]]
     return out
+
+
+def _branch(c: Any) -> Any:
+    """A stored branch condition as written: no id, no nulls, no ``is_default: false``."""
+    if not isinstance(c, dict):
+        return c
+    out = {k: v for k, v in c.items() if k != "id" and v is not None and not (k == "is_default" and v is False)}
+    criteria = out.get("criteria")
+    if isinstance(criteria, dict):
+        out["criteria"] = {k: v for k, v in criteria.items() if v is not None}
+    return out
+
+
+def _tag(obj: Any, key: str) -> str | None:
+    """The discriminator of an item, when it is one (an edited file may hold any value there)."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    return value if isinstance(value, str) else None

@@ -18,7 +18,7 @@ from ..document.nodes import Node
 from ..document.limits import DEFAULT, Limits
 from ..document.parse import parse_embedded
 from .sanitizer import sanitize
-from . import stored_form
+from . import stored_form, wrapper
 from .size_limits import first_excess
 from ..document.source import SourceFile
 
@@ -29,6 +29,13 @@ ENVELOPE_KEYS = ("json_definition", "yaml_definition")
 class Unwrapped:
     workflows: list[view.Workflow] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: offsets of the keys of a stored form that only the service writes: the one WF012 note
+    #: speaks for them, so the unknown-field warnings they would each draw are left out
+    server_keys: frozenset[int] = frozenset()
+
+    def keep(self, d: Diagnostic) -> bool:
+        """Whether a rule's finding on this file stays (see ``server_keys``)."""
+        return not (d.code == "WF104" and d.service is None and d.offset in self.server_keys)
 
 
 def is_envelope(root: Node) -> bool:
@@ -64,8 +71,9 @@ NOT_A_MAPPING = ("WF002", "not-a-mapping", "error")
 EMPTY_REQUEST = ("WF010", "empty-request", "error")
 BOTH_DEFINITIONS = ("WF011", "both-definitions", "warning")
 WRONG_TYPE = ("WF102", "wrong-type", "error")
-STORED_FORM = ("WF012", "stored-form", "error")
-REPORTED_RULES = (NOT_A_MAPPING, EMPTY_REQUEST, BOTH_DEFINITIONS, WRONG_TYPE, STORED_FORM)
+STORED_FORM = ("WF012", "stored-form", "warning")
+MISSING_WRAPPER = ("WF013", "missing-wrapper", "error")
+REPORTED_RULES = (NOT_A_MAPPING, EMPTY_REQUEST, BOTH_DEFINITIONS, WRONG_TYPE, STORED_FORM, MISSING_WRAPPER)
 
 
 def _report(rule: tuple[str, str, str], message: str, node: Node, path: str, *, end: bool = True, **kw: Any) -> Diagnostic:
@@ -93,6 +101,32 @@ def with_yaml_root_verdict(d: Diagnostic, root: Node | None) -> Diagnostic:
     return replace(d, service=yaml_root_verdict(root))
 
 
+#: the service's reply when neither definition is usable (§6.3 B1): an empty yaml_definition
+#: string, or a json_definition of null
+NO_DEFINITION = ServiceVerdict(
+    422, "Invalid workflow definition. Workflow should be provided in either yaml or json format.", ("B", 1))
+
+
+def with_document_verdict(d: Diagnostic, root: Node | None, mode: str, text: str) -> Diagnostic:
+    """A parse finding of a whole file, with the service's answer to the file's bytes sent as
+    ``mode`` attached: a syntax error or a document that is not a mapping is refused whatever
+    the parser's wording. A YAML file goes as ``yaml_definition`` (an empty string counts as
+    no definition; a parse error is 422; a non-mapping 500 or 422, ``yaml_root_verdict``); a
+    JSON file as ``json_definition`` in the body (a syntax error makes the body malformed, 422;
+    ``null`` is no definition; any other non-object fails the body model, 422)."""
+    if d.service is not None or d.code not in ("WF001", "WF002"):
+        return d
+    if mode == "yaml":
+        if d.code == "WF001":
+            return replace(d, service=ServiceVerdict(422, None, ("B", 2)))
+        return replace(d, service=NO_DEFINITION if text == "" else yaml_root_verdict(root))
+    if d.code == "WF001" or root is None:
+        return replace(d, service=ServiceVerdict(422, None, ("A", 2)))
+    if root.kind == "scalar" and root.value is None:
+        return replace(d, service=NO_DEFINITION)
+    return replace(d, service=ServiceVerdict(422, None, ("A", 5)))
+
+
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
            release: str | None = None, limits: Limits = DEFAULT) -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics. ``release``
@@ -101,12 +135,15 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
         data = None
+        missing = wrapper.find(root)
+        if missing is not None:
+            # refused as sent; checked as the request its author meant
+            out.diagnostics.append(_missing_wrapper(missing, root, chosen, source.path))
+            root = missing.meant
         if stored_form.is_stored_form(root):
-            data = _stored_request(root, source.path, out)
-        if "workflow_definition" not in root.keys() and "parameters" in root.keys() and "blocks" in root.keys():
-            # a bare definition: checked as the workflow_definition of a request
-            root = _as_request(root)
-            data = {"title": "", "workflow_definition": data if data is not None else root.get("workflow_definition").to_data()}
+            # checked as the service reads it (what it does not know dropped), not as converted
+            _stored_note(root, source.path, out)
+            out.server_keys = frozenset(stored_form.server_key_offsets(root))
         _add_workflow(out, source.path, chosen, root, limits, source=source, data=data, release=release)
         return out
 
@@ -152,31 +189,27 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
     return out
 
 
-def _stored_request(root: Node, path: str, out: Unwrapped) -> Any:
-    """The request a stored workflow converts to; reports WF012 once for the whole file."""
+def _stored_note(root: Node, path: str, out: Unwrapped) -> None:
+    """The one WF012 note of a stored form. It carries no status: whether the service saves
+    the file as it is sent is the other findings' to say (output parameters, a for_loop whose
+    source is the stored ``loop_over`` object ...), as for any request."""
     stored = root.to_data()
-    request = stored_form.to_request(stored)
-    dropped = stored_form.server_field_count(stored, request)
-    refused = stored_form.has_output_parameters(stored)
-    # an error where the service refuses the file (its output parameters), else a warning:
-    # the service drops the server-written fields silently
+    dropped = stored_form.server_field_count(stored, stored_form.to_request(stored))
     code, name, _ = STORED_FORM
     out.diagnostics.append(make(
-        code, name, "error" if refused else "warning",
-        f"this file holds the workflow as the service stores and returns it (GET/list answer or an export of "
-        f"it: {dropped} server-written value{'s' if dropped != 1 else ''}), not a request: "
-        + ("the service refuses its output parameters (422) and drops the rest" if refused
-           else "the service drops those values silently")
-        + "; wflint checks the request it converts to",
-        root.start, root.start, path=path, help="run `wflint fix` to rewrite it as a request"))
-    return request
+        code, name, "warning",
+        f"this file holds the workflow as the service stores and returns it (a GET/list answer or an export of "
+        f"it: {dropped} server-written value{'s' if dropped != 1 else ''}), not a request: the service reads it "
+        "as a request, dropping what a request does not have, and the other findings say what it answers",
+        root.start, root.start, path=path, help="run `wflint fix` to convert it to the request it came from"))
 
 
-def _as_request(definition: Node) -> Node:
-    """A request node wrapping a bare definition, its synthetic keys at the definition's start."""
-    def key(name: str) -> Node:
-        return Node("scalar", definition.start, definition.start, value=name, raw=name)
-
-    return Node("map", definition.start, definition.end,
-                pairs=[(key("title"), Node("scalar", definition.start, definition.start, value="", raw="")),
-                       (key("workflow_definition"), definition)])
+def _missing_wrapper(missing: wrapper.Wrapper, root: Node, mode: str, path: str) -> Diagnostic:
+    """The WF013 finding of a request without its ``workflow_definition`` wrapper."""
+    if mode == "yaml":
+        verdict = ServiceVerdict(422, wrapper.yaml_detail(missing, root), ("B", 2))
+    else:
+        verdict = ServiceVerdict(422, None, ("A", 5))
+    at = missing.key if missing.key is not None else root
+    return _report(MISSING_WRAPPER, wrapper.message(missing), at, path, end=missing.key is not None,
+                   service=verdict, help=wrapper.help_text(missing))
