@@ -30,12 +30,13 @@ class Unwrapped:
     workflows: list[view.Workflow] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: offsets of the keys of a stored form that only the service writes: the one WF012 note
-    #: speaks for them, so the unknown-field warnings they would each draw are left out
+    #: speaks for them, so the unknown-field findings they would each draw (WF104, or WF109 where a
+    #: stored name is close to a request field, e.g. ``smtp_username``) are left out
     server_keys: frozenset[int] = frozenset()
 
     def keep(self, d: Diagnostic) -> bool:
         """Whether a rule's finding on this file stays (see ``server_keys``)."""
-        return not (d.code == "WF104" and d.service is None and d.offset in self.server_keys)
+        return not (d.code in ("WF104", "WF109") and d.service is None and d.offset in self.server_keys)
 
 
 def is_envelope(root: Node) -> bool:
