@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
+
+from ..workflow.graph_search import reached_count
 
 
 class GraphError(Exception):
@@ -97,15 +98,7 @@ def build(blocks: list[dict[str, Any]], loop_label: str | None = None) -> BlockG
             "next_block_label or conditional branch references. Either connect them by setting another "
             "block's next_block_label to point to them, or remove them."
         )
-    queue, seen, in_degree = deque([roots[0]]), 0, dict(incoming)
-    while queue:
-        node = queue.popleft()
-        seen += 1
-        for neighbour in adjacency[node]:
-            in_degree[neighbour] -= 1
-            if in_degree[neighbour] == 0:
-                queue.append(neighbour)
-    if seen != len(label_to_block):
+    if reached_count(roots[0], adjacency, incoming) != len(label_to_block):
         raise GraphError(
             f"Circular reference detected{where}: some blocks form a loop through their next_block_label "
             "references, causing an infinite cycle. Ensure that following next_block_label from any block "
