@@ -37,6 +37,11 @@ def stored(client) -> int:
     return len(r.json())
 
 
+#: a bound whose failure means the blow-up is back (an alias bomb or a regular expression that
+#: backtracks takes minutes), far above what a loaded CI machine needs for the linear path
+BLOW_UP_SECONDS = 5.0
+
+
 def timed(call):
     t = time.perf_counter()
     r = call()
@@ -57,7 +62,7 @@ def test_search_key_of_wildcards_is_linear(client):
     assert client.post("/v1/agents", json=long_title, headers=A).status_code == 200
     r, seconds = timed(lambda: client.get("/v1/agents", params={"search_key": "%" * 30 + "!"}, headers=A))
     assert (r.status_code, r.json()) == (200, [])
-    assert seconds < 1.0
+    assert seconds < BLOW_UP_SECONDS
     hit = client.get("/v1/agents", params={"search_key": "x%x_x"}, headers=A).json()
     assert len(hit) == 1  # the wildcards still mean what ILIKE means
 
@@ -67,13 +72,13 @@ def test_nested_loops_validate_in_linear_time(tag):
     client = make_client(limits=ServerLimits(loop_depth=100))
     r, t40 = timed(lambda: client.post("/v1/agents", json=body([nested_loops(40, tag=tag)]), headers=A))
     assert r.status_code == 200
-    assert t40 < 2.0  # it used to double per level: 18 levels took 12 s
+    assert t40 < BLOW_UP_SECONDS  # it used to double per level: 18 levels took 12 s, so 40 would take days
 
 
 def test_loops_past_loop_depth_are_refused_before_validation(client):
     for levels in (9, 50):
         r, seconds = timed(lambda: client.post("/v1/agents", json=body([nested_loops(levels, {"label": 5})]), headers=A))
-        assert r.status_code == 422 and "loop-depth" in r.json()["detail"] and seconds < 1.0
+        assert r.status_code == 422 and "loop-depth" in r.json()["detail"] and seconds < BLOW_UP_SECONDS
     r = client.post("/v1/agents", json={"yaml_definition": json.dumps(body([nested_loops(20)])["json_definition"])}, headers=A)
     assert r.status_code == 422 and "loop-depth" in r.json()["detail"]
     at_limit = client.post("/v1/agents", json=body([nested_loops(8, {"label": 5})]), headers=A)
@@ -126,7 +131,7 @@ def alias_bomb(levels: int) -> str:
 def test_yaml_definitions_over_the_limits_are_refused_at_once(client, yaml_text, limit):
     r, seconds = timed(lambda: client.post("/v1/agents", json={"yaml_definition": yaml_text}, headers=A))
     assert r.status_code == 422 and limit in r.json()["detail"]
-    assert seconds < 1.0
+    assert seconds < BLOW_UP_SECONDS
     assert stored(client) == 0
 
 
