@@ -37,10 +37,14 @@ VOLATILE = {"task_id", "step_id", "workflow_run_id", "workflow_run_block_id", "w
             "task_screenshot_artifact_ids", "workflow_screenshot_artifact_ids", "downloaded_file_artifact_ids",
             "artifact_id", "browser_session_id", "retried_from_workflow_run_id", "retried_by_workflow_run_id",
             "created_at", "modified_at", "queued_at", "started_at", "finished_at", "next_attempt_at",
-            "webhook_sent_at"}
+            "webhook_sent_at", "Date"}  # "Date": an HTTP response header of an http_request output
 #: webhook keys the mock cannot know (DIFFERENCES.md, "Runs"): steps are counted by code blocks
 #: and the agent, which stubs replace
 NOT_COMPARED = {"total_steps", "step_count"}
+#: differences DIFFERENCES.md ("Runs") lists, per scenario: the service's keyword classifier of
+#: failure reasons (``forge/failure_classifier.py``, ~900 lines) is not modelled, so a reason it
+#: recognises (an anti-bot block) gets the fallback category in the mock
+KNOWN_DIFFERENT = {"engine_misc/anti_bot_no_retry": {"failure_category"}}
 
 
 def normal(value):
@@ -50,6 +54,16 @@ def normal(value):
         return [normal(v) for v in value]
     if isinstance(value, str):
         return ID.sub("<id>", LOOPBACK.sub("<loopback>", value))
+    return value
+
+
+def by_key(value):
+    """A loop output's ``output_parameter`` object reduced to its key, as the engine's normalised
+    trace has it (the service, and the mock, report the whole stored parameter)."""
+    if isinstance(value, dict):
+        return {k: (v["key"] if k == "output_parameter" and isinstance(v, dict) else by_key(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [by_key(v) for v in value]
     return value
 
 
@@ -135,12 +149,14 @@ def test_the_mock_reports_a_run_as_the_real_app_does(real, name):
     assert started.status_code == 200
     assert got["status"] == trace["status"] and got["failure_reason"] == trace["failure_reason"]
     assert normal(got["errors"]) == normal(trace["errors"])
-    assert normal(got["output"]) == normal(trace["outputs"])
+    assert normal(by_key(got["output"])) == normal(trace["outputs"])
     rows = [(b["label"], b["status"]) for b in _flatten(timeline)]
     assert sorted(rows) == sorted((r["label"], r["status"]) for r in trace["trace"])
     real_hooks = [r for r in real[1][name].get("loopback") or [] if r.get("path") == "/hook"]
     assert len(real_hooks) == 1 and hook is not None
-    theirs = {k: v for k, v in real_hooks[0]["json"].items() if k not in NOT_COMPARED}
-    mine = {k: v for k, v in normal(hook).items() if k not in NOT_COMPARED}
+    # what reached the loopback receiver is the raw body: ids and timestamps go on both sides
+    skip = NOT_COMPARED | KNOWN_DIFFERENT.get(name, set())
+    theirs = {k: v for k, v in normal(real_hooks[0]["json"]).items() if k not in skip}
+    mine = {k: v for k, v in normal(hook).items() if k not in skip}
     assert list(mine) == list(theirs)
-    assert mine == normal(theirs)
+    assert mine == theirs

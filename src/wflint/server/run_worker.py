@@ -152,7 +152,7 @@ class RunWorker:
             reason = body.get("detail") if isinstance(body, dict) else body
             return {"status": "failed", "failure_reason": f"Setup workflow failed. failure reason: {reason}"}
         blocks.settle(result.get("trace") or [])
-        output = result.get("outputs")
+        output = with_output_parameters(result.get("outputs"), workflow)
         return {"status": result.get("status") or "failed", "failure_reason": result.get("failure_reason"),
                 "errors": list(result.get("errors") or []), "output": output if output else None}
 
@@ -287,3 +287,23 @@ def _blocks_by_label(blocks: list[Any]) -> dict[str, dict[str, Any]]:
                 out[block["label"]] = block
             stack.extend(block.get("loop_blocks") or [])
     return out
+
+
+def with_output_parameters(value: Any, workflow: dict[str, Any]) -> Any:
+    """A run's outputs as the service reports them: a loop's entries carry the whole stored
+    output parameter (``{"parameter_type": "output", "key", "description", "output_parameter_id",
+    ...}``) where the engine's normalised trace names it by its key."""
+    params = {p.get("key"): p for p in (workflow.get("workflow_definition") or {}).get("parameters") or []
+              if isinstance(p, dict) and p.get("parameter_type") == "output"}
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, dict):
+            ref = v.get("output_parameter")
+            if isinstance(ref, str) and ref in params and "output_value" in v:
+                return {k: (dict(params[ref]) if k == "output_parameter" else walk(x)) for k, x in v.items()}
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    return walk(value) if params else value
