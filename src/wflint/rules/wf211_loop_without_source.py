@@ -1,9 +1,11 @@
 """A ``for_loop`` has nothing to loop over.
 
 **What it checks.** A ``for_loop`` needs a ``loop_over_parameter_key`` or a non-empty
-``loop_variable_reference``. A ``loop_variable_reference`` that is plain text (no ``{{``),
-and that is not a known key once spaces and braces are stripped, is accepted by the service
-but finds nothing to iterate at run time: a warning.
+``loop_variable_reference``. The engine renders a reference as ``{{ <reference> | tojson }}``,
+so plain text such as ``make_output.rows`` is an expression and iterates (observed on the real
+engine). A plain-text reference whose first name (before any ``.`` or ``[``) is no known
+parameter or block output is accepted by the service but finds nothing to iterate at run
+time: a warning.
 
 **Why.** The service refuses the save (422): "For loop block 'l' requires either
 loop_over_parameter_key or loop_variable_reference". The plain-text case fails at run time
@@ -23,6 +25,7 @@ with "No iterable value found for the loop block".
       loop_blocks: [...]
 """
 
+import re
 import sys
 
 from .verdicts import e_order, service_verdict
@@ -54,7 +57,8 @@ def check(wf):
         if has_src or not ref_text:
             continue
         stripped = ref_text.replace(" ", "").strip("{}")
-        if "{{" in ref_text or "{%" in ref_text or stripped in known:
+        head = re.split(r"[.\[]", stripped, maxsplit=1)[0]
+        if "{{" in ref_text or "{%" in ref_text or stripped in known or head in known:
             continue
         yield wf.diag(
             rule,
