@@ -13,9 +13,7 @@ diagnostics.
 
 from __future__ import annotations
 
-import gc
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -27,7 +25,7 @@ from .workflow.recognize import recognize
 from .config import Config
 from .diagnostics import Diagnostic, Pos, ServiceVerdict, finalize, make
 from .discovery import MAX_FILE_BYTES, Candidate, Globs, TooLarge, base_dir, discover, read_limited, unreadable_reason
-from .document.parse import parse
+from .document.parse import collector_paused, parse
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
 
@@ -125,24 +123,6 @@ class FileResult:
     reason: str
     #: False when the file could not be read (its diagnostics are then its WF006)
     read: bool = True
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cycle collector for the check of one file.
-
-    A file's tree and the values made from it are freed by reference counting when the check
-    ends (the walks that left reference cycles behind are loops now); while they live, the
-    collector would scan all of them again and again, which cost about a sixth of a check.
-    What cycles a check still leaves are collected as usual once it is over, so memory stays
-    flat however many files a run checks."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool,
