@@ -28,6 +28,7 @@ and the click command ``fix``.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from ..document.source import SourceFile
 from .command import fix
@@ -93,26 +94,25 @@ def _fix_intent(text: str, path: str, conservative: bool) -> FixResult:
     diagnostics = diagnostics_of(text, path)
     if not diagnostics:
         return FixResult(text, [], [])
-    fmt = _format_of(path, text)
-    source = SourceFile(text, path)
-    root, docs = _documents(source, fmt)
-    notes: list[str] = []
-    fixers: list[_Fixer] = []
-    for doc in docs:
-        fixer = _Fixer(doc, notes, conservative)
-        intent_fixes(fixer, diagnostics)
-        fixers.append(fixer)
-    edits = [e for f in fixers for e in f.edits.values()]
-    if not edits:
-        return FixResult(text, [], notes)
-    new_text = _splice(text, edits)
-    _verify(new_text, path, fmt, root, docs, fixers)
-    edits.sort(key=lambda e: e.offset)
-    changes = [f"line {source.pos(e.offset).line}: {e.message} ({e.code}, unsafe)" for e in edits]
-    return FixResult(new_text, changes, notes)
+    return _apply_pass(text, path, conservative, lambda fixer: intent_fixes(fixer, diagnostics),
+                       sort_notes=False, tag=", unsafe")
 
 
 def _fix(text: str, path: str, conservative: bool) -> FixResult:
+    return _apply_pass(text, path, conservative, _safe_fixes, sort_notes=True, tag="")
+
+
+def _safe_fixes(fixer: _Fixer) -> None:
+    quote_traps(fixer)
+    plan = plan_renames(fixer)
+    if plan is not None:
+        rename(fixer, plan)
+
+
+def _apply_pass(text: str, path: str, conservative: bool, plan: Callable[[_Fixer], None], *,
+                sort_notes: bool, tag: str) -> FixResult:
+    """One pass of fixes over every document of ``text``: ``plan`` records each document's
+    edits, which are spliced in and proven (``_verify``) before the result is reported."""
     fmt = _format_of(path, text)
     source = SourceFile(text, path)
     root, docs = _documents(source, fmt)
@@ -120,19 +120,17 @@ def _fix(text: str, path: str, conservative: bool) -> FixResult:
     fixers: list[_Fixer] = []
     for doc in docs:
         fixer = _Fixer(doc, notes, conservative)
-        quote_traps(fixer)
-        plan = plan_renames(fixer)
-        if plan is not None:
-            rename(fixer, plan)
+        plan(fixer)
         fixers.append(fixer)
-    notes.sort(key=_line_of)
+    if sort_notes:
+        notes.sort(key=_line_of)
     edits = [e for f in fixers for e in f.edits.values()]
     if not edits:
         return FixResult(text, [], notes)
     new_text = _splice(text, edits)
     _verify(new_text, path, fmt, root, docs, fixers)
     edits.sort(key=lambda e: e.offset)
-    changes = [f"line {source.pos(e.offset).line}: {e.message} ({e.code})" for e in edits]
+    changes = [f"line {source.pos(e.offset).line}: {e.message} ({e.code}{tag})" for e in edits]
     return FixResult(new_text, changes, notes)
 
 
