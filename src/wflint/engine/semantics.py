@@ -106,10 +106,11 @@ def effective_error_code_mapping(block_data: dict, workflow_mapping: object = No
     return out
 
 
-def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str, int] | None]:
+def error_code_raises(code: str, walked: "list | None" = None) -> tuple[list[tuple[int, int, str]], tuple[str, int] | None]:
     """The direct ``raise ErrorCode('<code>', reasoning)`` statements of a code block, as
     (line, column, code), and the first shape problem the engine refuses before running the
-    code (message, line), or None.
+    code (message, line), or None. ``walked`` is the code's parsed (dedented) module as
+    ``python_nodes.nodes`` lists it, when the caller has it.
 
     ``schemas/workflows.py`` ``_direct_code_block_error_code_raises`` runs just before
     ``exec`` (``_validate_code_block_error_code_calls``); a problem fails the block with
@@ -117,16 +118,22 @@ def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str,
     parse as Python gives ([], None): WF404 reports it.
     """
     import ast
-    import textwrap
 
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except (SyntaxError, ValueError):
+    from ..document import python_nodes
+
+    if "ErrorCode" not in code:  # every shape below names it
         return [], None
+    if walked is None:
+        import textwrap
+
+        try:
+            walked = python_nodes.nodes(ast.parse(textwrap.dedent(code)))
+        except (SyntaxError, ValueError):
+            return [], None
     found: list[tuple[int, int, str]] = []
     accepted: set[int] = set()
     raise_lines: dict[int, int] = {}
-    raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise)]
+    raises = [n for n in walked if isinstance(n, ast.Raise)]
     for r in raises:
         for line in range(r.lineno, (r.end_lineno or r.lineno) + 1):
             raise_lines[line] = raise_lines.get(line, 0) + 1
@@ -134,11 +141,11 @@ def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str,
         if isinstance(r.exc, ast.Call) and isinstance(r.exc.func, ast.Name) and r.exc.func.id == "ErrorCode":
             if any(raise_lines[line] > 1 for line in range(r.lineno, (r.end_lineno or r.lineno) + 1)):
                 return found, ("ErrorCode must be constructed directly in an unambiguous raise statement", r.lineno)
-    for node in ast.walk(tree):
-        line = getattr(node, "lineno", 1)
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Name) and node.exc.id == "ErrorCode":
+    for node in raises:  # the raises, in walk order: only a raise can be refused here
+        line = node.lineno
+        if isinstance(node.exc, ast.Name) and node.exc.id == "ErrorCode":
             return found, ("ErrorCode must be raised as ErrorCode('literal', reasoning)", line)
-        if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call):
+        if not isinstance(node.exc, ast.Call):
             continue
         call = node.exc
         if isinstance(call.func, ast.Attribute) and call.func.attr == "ErrorCode":
@@ -151,7 +158,7 @@ def error_code_raises(code: str) -> tuple[list[tuple[int, int, str]], tuple[str,
                 return found, ("ErrorCode code must be a direct string literal", line)
             found.append((node.lineno, node.col_offset, first.value))
             accepted.add(id(call))
-    for node in ast.walk(tree):
+    for node in walked:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ErrorCode" \
                 and id(node) not in accepted:
             return found, ("ErrorCode must be constructed directly in a raise statement", node.lineno)

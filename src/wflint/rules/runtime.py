@@ -14,6 +14,7 @@ from typing import Any, Iterator
 from ..checks import template_sites
 from ..checks.template_analysis import ENV
 from ..diagnostics import Pos
+from ..document import python_nodes
 from ..workflow.view import Block, Workflow
 
 #: names a code block has without being given them: Python's builtins and the engine's own
@@ -63,13 +64,24 @@ def code_pos(wf: Workflow, block: Block, code: str, line: int, col: int) -> tupl
     return template_sites.locate_in(wf, path, code, offset), template_sites.locate_in(wf, path, code, max(offset, end))
 
 
-def stored_names(tree: ast.AST) -> set[str]:
+def walked(wf: Workflow, tree: ast.Module) -> list[ast.AST]:
+    """The nodes of a code block's tree (from ``code_blocks``), listed once per workflow."""
+    key = ("runtime-walked", id(tree))
+    cached = wf.cache.get(key)
+    if cached is None:
+        cached = wf.cache[key] = python_nodes.nodes(tree)
+    return cached
+
+
+def stored_names(walked: list[ast.AST]) -> set[str]:
     """Every name the code binds anywhere: assignments, loop and comprehension targets,
-    function and class names, their arguments, imports, ``except ... as``, ``global``."""
+    function and class names, their arguments, imports, ``except ... as``, ``global``.
+    ``walked`` lists the tree's nodes (``walked``)."""
     out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
+    for node in walked:
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                out.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.add(node.name)
         elif isinstance(node, ast.arg):
@@ -85,8 +97,8 @@ def stored_names(tree: ast.AST) -> set[str]:
     return out
 
 
-def loaded_names(tree: ast.AST) -> Iterator[ast.Name]:
-    for node in ast.walk(tree):
+def loaded_names(walked: list[ast.AST]) -> Iterator[ast.Name]:
+    for node in walked:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             yield node
 

@@ -79,11 +79,28 @@ _SHAPES = (
     ("a Stripe live key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{20,}")),
     ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
 )
-#: substrings every credential shape contains: cheap to look for in a whole file first
-_MARKERS = ("PRIVATE KEY", "AKIA", "ASIA", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox",
-            "AIza", "k_live_", "eyJ")
-_PREFILTER = re.compile(r"PRIVATE KEY|\b(?:AKIA|ASIA)[0-9A-Z]{16}|\bsk-|\bgh[pousr]_|github_pat_|\bxox[abposr]-|AIza"
-                        r"|k_live_|\beyJ")
+#: (literal, what must match where it occurs) for the start of every credential shape. Finding
+#: the literal first and matching only there is exactly a search for the shapes' starts, and
+#: costs a few ``str.find`` over a file instead of a regular expression tried at every offset
+#: (which cost about 2 ms a file).
+_PROBES = tuple(
+    (literal, re.compile(rx) if rx else None) for literal, rx in (
+        ("PRIVATE KEY", ""), ("AKIA", r"\bAKIA[0-9A-Z]{16}"), ("ASIA", r"\bASIA[0-9A-Z]{16}"), ("sk-", r"\bsk-"),
+        ("ghp_", r"\bgh"), ("gho_", r"\bgh"), ("ghu_", r"\bgh"), ("ghs_", r"\bgh"), ("ghr_", r"\bgh"),
+        ("github_pat_", ""), ("xox", r"\bxox[abposr]-"), ("AIza", ""), ("k_live_", ""), ("eyJ", r"\beyJ"),
+    )
+)
+
+
+def _credential_shaped(text: str) -> bool:
+    """Whether a credential shape may start somewhere in ``text``."""
+    for literal, start in _PROBES:
+        at = text.find(literal)
+        while at >= 0:
+            if start is None or start.match(text, at):
+                return True
+            at = text.find(literal, at + 1)
+    return False
 
 
 def check(wf):
@@ -112,7 +129,7 @@ def check(wf):
         yield from _headers(wf, rule, (field,), wf.request.get(field), f"'{field}'", reported, False)
     # most files hold nothing credential-shaped: look at the whole text once before walking
     text = wf.source.text if wf.source is not None else None
-    if text is None or (any(m in text for m in _MARKERS) and _PREFILTER.search(text)):
+    if text is None or _credential_shaped(text):
         yield from _shapes(wf, rule, reported)
 
 
@@ -158,7 +175,7 @@ def _shapes(wf, rule, reported):
             stack.extend((path + (k,), v) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend((path + (i,), v) for i, v in reversed(list(enumerate(value))))
-        elif isinstance(value, str) and path not in reported and _PREFILTER.search(value):
+        elif isinstance(value, str) and path not in reported and _credential_shaped(value):
             tags = template_sites.analyze(value).tags if template_sites.has_jinja(value) else ()
             for what, pattern in _SHAPES:
                 for m in pattern.finditer(value):

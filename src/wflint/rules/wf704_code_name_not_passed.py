@@ -30,7 +30,7 @@ defined". The service saves the workflow without a word.
 
 import sys
 
-from .runtime import CODE_BLOCK_GLOBALS, code_blocks, code_pos, loaded_names, stored_names
+from .runtime import CODE_BLOCK_GLOBALS, code_blocks, code_pos, loaded_names, stored_names, walked
 
 CODE = "WF704"
 NAME = "code-name-not-passed"
@@ -46,9 +46,10 @@ def check(wf):
     for block, code, tree in found:
         keys = block.data.get("parameter_keys")
         given = {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
-        bound = stored_names(tree) | given | CODE_BLOCK_GLOBALS
+        nodes = walked(wf, tree)
+        bound = stored_names(nodes) | given | CODE_BLOCK_GLOBALS
         reported: set[str] = set()
-        for node in loaded_names(tree):
+        for node in loaded_names(nodes):
             name = node.id
             if name in bound or name not in run_names or name in reported:
                 continue

@@ -13,9 +13,19 @@ from ..document.limits import CODE, NAME, Limits, exceeded
 from ..document.nodes import Node
 
 
-def first_excess(root: Node, limits: Limits, path: str) -> Diagnostic | None:
-    """The first limit ``root`` (a request mapping) exceeds, as a WF007 diagnostic."""
-    found = _long_string(root, limits.string_chars)
+#: how much longer than its source text a string value can be: a block scalar's final newline,
+#: a string inside an embedded ``yaml_definition`` (itself a string of the outer file) ...
+_GROWTH = 64
+
+
+def first_excess(root: Node, limits: Limits, path: str, text_chars: int | None = None) -> Diagnostic | None:
+    """The first limit ``root`` (a request mapping) exceeds, as a WF007 diagnostic.
+    ``text_chars`` is the length of the file the tree was read from, when there is one: a
+    string value is never much longer than the text it came from (aliases repeat a node, they
+    do not lengthen it), so a file shorter than the string limit skips that walk."""
+    found = None
+    if text_chars is None or text_chars + _GROWTH > limits.string_chars:
+        found = _long_string(root, limits.string_chars)
     if found is not None:
         chars = len(found.value)
         what = f"a string of {chars} characters"

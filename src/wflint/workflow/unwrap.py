@@ -59,7 +59,8 @@ def workflow_for(source_path: str, mode: str, root: Node, *, schema_only: bool =
 
 def _add_workflow(out: "Unwrapped", source_path: str, mode: str, root: Node, limits: Limits, **kw: Any) -> None:
     """The workflow of ``root``, or the WF007 finding of the first limit it exceeds."""
-    excess = first_excess(root, limits, source_path)
+    source = kw.get("source")
+    excess = first_excess(root, limits, source_path, None if source is None else len(source.text))
     if excess is not None:
         out.diagnostics.append(excess)
     else:

@@ -1,0 +1,61 @@
+"""The speed work's shortcuts give exactly what the plain code they replaced gave.
+
+Each fast path below stands in for a slower but obvious form (kept here as the reference):
+a list walk of a Python tree for ``ast.walk``, a find-then-match scan for one regular
+expression over a whole file, a short file skipping the longest-string walk.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+from hypothesis import given, settings, strategies as st
+
+from wflint.document.python_nodes import nodes
+from wflint.engine.semantics import error_code_raises
+from wflint.rules import wf601_hardcoded_secret as wf601
+
+#: the one expression ``_credential_shaped`` replaces
+CREDENTIAL_START = re.compile(r"PRIVATE KEY|\b(?:AKIA|ASIA)[0-9A-Z]{16}|\bsk-|\bgh[pousr]_|github_pat_"
+                              r"|\bxox[abposr]-|AIza|k_live_|\beyJ")
+
+_PIECES = ["sk-", "task-", "ghp_", "high", "gho_", "ghs_", "AKIA", "ASIA", "0123456789ABCDEF", "Z", "xoxb-", "xox",
+           "eyJ", "keyJ", "AIza", "k_live_", "github_pat_", "PRIVATE KEY", " ", "_", "-", "a", "é", "\n"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=8).map("".join))
+def test_credential_scan_is_the_expression(text):
+    assert wf601._credential_shaped(text) == bool(CREDENTIAL_START.search(text))
+
+
+def test_credential_scan_finds_each_shape_mid_text():
+    for shape in ("AKIAABCDEFGHIJKLMNOP", "sk-abc", "ghr_x", "xoxp-1", "eyJhb", "AIzaX", "rk_live_1", "github_pat_1",
+                  "-----BEGIN PRIVATE KEY-----"):
+        assert wf601._credential_shaped("goal: do it " + shape + " now")
+    assert not wf601._credential_shaped("task-1 through high ASIAN eyes, skeyJ")
+
+
+_CODE = ["raise ErrorCode('A', 'r')", "raise ErrorCode('A')", "raise ErrorCode", "raise x.ErrorCode('A','b')",
+         "e = ErrorCode('A','b')", "raise ErrorCode(A, 'b')", "raise ErrorCode('A', reason='x')", "raise ValueError('x')",
+         "if x:\n    raise ErrorCode('B', 'y')", "def f(a, *b, **c):\n    raise ErrorCode('C', 'z')",
+         "raise ErrorCode('A','b') if x else ErrorCode('B','c')", "x = [i for i in y]",
+         "raise ErrorCode('A', 'r'); raise ErrorCode('B','c')", "raise ErrorCode(b'x','y')",
+         "try:\n    pass\nexcept E as err:\n    raise ErrorCode('E','f')", "raise", "match v:\n    case [a, *rest]:\n        pass"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_CODE), min_size=1, max_size=5).map("\n".join))
+def test_python_nodes_walk_as_ast_walk(code):
+    tree = ast.parse(textwrap.dedent(code))
+    assert nodes(tree) == list(ast.walk(tree))
+    # the code block rule hands over its walked tree; the answer is the one parsing gives
+    assert error_code_raises(code, nodes(tree)) == error_code_raises(code)
+
+
+def test_error_code_raises_reads_the_statement():
+    assert error_code_raises("raise ErrorCode('LOGIN', 'no')") == ([(1, 0, "LOGIN")], None)
+    assert error_code_raises("raise ErrorCode('X')")[1] == ("ErrorCode requires exactly two positional arguments", 1)
+    assert error_code_raises("x = 1") == ([], None)
