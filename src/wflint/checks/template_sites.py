@@ -45,12 +45,9 @@ class Site:
     block: Block | None
     kind: str
     loop_scope: bool
-    #: the ``template-depth`` limit the text is parsed within
-    depth_limit: int = 50
-
-    @property
-    def analysis(self) -> Analysis:
-        return analyze(self.text, self.depth_limit)
+    #: what the text reads and where its tags are (``analyze`` within the ``template-depth``
+    #: limit); worked out with the site: every site is read by some rule, most several times
+    analysis: Analysis = NO_JINJA
 
 
 def _strings(value: Any, path: Path, kind: str):
@@ -77,6 +74,7 @@ def sites(wf: Workflow) -> list[Site]:
         return cached
     by_path = {b.path: b for b in wf.all_blocks}
     any_loop_body = any(b.parent is not None for b in wf.all_blocks)
+    depth = wf.limits.template_depth
     out: list[Site] = []
     for path, data, obj in objects(wf):
         block = _owner(by_path, path)
@@ -87,7 +85,7 @@ def sites(wf: Workflow) -> list[Site]:
             for where, value in _strings(data[f.name], path + (f.name,), f.templated):
                 text = mask_python_comments(value) if is_code else value
                 out.append(Site(where, value, text, f.name, block, "code" if is_code else f.templated,
-                                _loop_scope(block, path, any_loop_body), wf.limits.template_depth))
+                                _loop_scope(block, path, any_loop_body), analyze(text, depth)))
     wf.cache["template_sites"] = out
     return out
 

@@ -36,14 +36,16 @@ def _stored_definition(defn: Node | None) -> bool:
         for item in seq.items:
             if item.kind != "map":
                 continue
-            keys = item.keys()
-            # ids only the service writes (an output parameter alone is a request's mistake, WF208)
-            if "output_parameter" in keys or any(isinstance(k, str) and k.endswith("_parameter_id") for k in keys):
-                return True
-            # a reference the service stores as the object it names (loop_over, source, the
-            # SMTP slots, a block's parameters), as every release's export carries it
-            if any(_object_reference(k, v) for k, v in item.pairs):
-                return True
+            for key, value in item.pairs:
+                name = key.value
+                if name.__class__ is not str:
+                    continue
+                # ids only the service writes (an output parameter alone is a request's
+                # mistake, WF208), or a reference the service stores as the object it names
+                # (loop_over, source, the SMTP slots, a block's parameters), as every
+                # release's export carries it
+                if name == "output_parameter" or name.endswith("_parameter_id") or _object_reference(key, value):
+                    return True
     return False
 
 

@@ -24,6 +24,7 @@ from .sanitizer import Sanitized
 Path = tuple[Any, ...]
 #: mappings with more pairs than this are looked up through an index (``Workflow._map_index``)
 _INDEXED = 8
+_UNSEEN = object()
 
 
 @dataclass(eq=False)
@@ -95,6 +96,8 @@ class Workflow:
     blocks: list[Block] = field(default_factory=list)
     #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
     cache: dict[str, Any] = field(default_factory=dict)
+    #: path -> the node ``node(path)`` found (the tree does not change once the view exists)
+    _nodes: dict[Path, Node | None] = field(default_factory=dict, init=False, repr=False)
     #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
     #: None for plain data (the mock server), where rules fall back to node starts
     source: Any = None
@@ -172,6 +175,14 @@ class Workflow:
     # -- positions -------------------------------------------------------------------------
     def node(self, path: Path, key: bool = False) -> Node | None:
         """The node at ``path`` (or its key node), or the nearest existing ancestor."""
+        if not key:  # rules ask for the same value nodes (a block's label ...) again and again
+            found = self._nodes.get(path, _UNSEEN)
+            if found is _UNSEEN:
+                found = self._nodes[path] = self._find(path, False)
+            return found
+        return self._find(path, True)
+
+    def _find(self, path: Path, key: bool) -> Node | None:
         node = self.root
         if node is None:
             return None
