@@ -321,10 +321,14 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     except ValueError:
         yield from (_check_candidate(c, config, codes) for c, codes in work)
         return
-    chunk = max(1, len(work) // (jobs * 8))
+    # the first file is checked here, before the fork: the rule modules it imports and the
+    # validators it compiles are then every worker's, paid for once
+    (first, first_codes), rest = work[0], work[1:]
+    yield _check_candidate(first, config, first_codes)
+    chunk = max(1, len(rest) // (jobs * 8))
     # yielded as they arrive (in order), so a progress display can follow the run
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from pool.map(_check_one, [(c, codes, config) for c, codes in work], chunksize=chunk)
+        yield from pool.map(_check_one, [(c, codes, config) for c, codes in rest], chunksize=chunk)
 
 
 @dataclass

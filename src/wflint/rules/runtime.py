@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from functools import lru_cache
 from typing import Any, Iterator
 
 from ..checks import template_sites
@@ -103,8 +104,10 @@ def loaded_names(walked: list[ast.AST]) -> Iterator[ast.Name]:
             yield node
 
 
+@lru_cache(maxsize=1024)
 def jinja_tree(text: str) -> Any | None:
-    """The Jinja AST of a template (None when it does not parse: WF401's)."""
+    """The Jinja AST of a template (None when it does not parse: WF401's). Cached per string,
+    as ``analyze`` is: the same template recurs across files. The rules only read the tree."""
     try:
         return ENV.parse(text)
     except Exception:  # noqa: BLE001 - any parse failure is WF401's business
