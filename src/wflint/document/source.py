@@ -38,14 +38,23 @@ class SourceFile:
     byte-order mark (both only informative; ``text`` never holds the mark).
     """
 
-    __slots__ = ("path", "text", "encoding", "bom", "_line_starts")
+    __slots__ = ("path", "text", "encoding", "bom", "_starts")
 
     def __init__(self, text: str, path: str = "<stdin>", *, encoding: str = "utf-8", bom: bool = False):
         self.path = path
         self.text = text
         self.encoding = encoding
         self.bom = bom
-        self._line_starts = _line_starts(text)
+        self._starts: list[int] | None = None
+
+    @property
+    def _line_starts(self) -> list[int]:
+        """The offset where each line starts, worked out when a position is first asked for
+        (a file without findings never asks)."""
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = _line_starts(self.text)
+        return starts
 
     def __repr__(self) -> str:
         return f"SourceFile({self.path!r}, {len(self.text)} chars, {self.line_count} lines)"
@@ -56,19 +65,20 @@ class SourceFile:
 
     def pos(self, offset: int) -> Pos:
         """The position of a character offset (clamped into ``0..len(text)``)."""
-        if offset < 0:
-            offset = 0
-        elif offset > len(self.text):
+        if offset <= 0:
+            return Pos(1, 1, 0)  # no line table needed
+        if offset > len(self.text):
             offset = len(self.text)
         line = bisect_right(self._line_starts, offset)
         return Pos(line, offset - self._line_starts[line - 1] + 1, offset)
 
     def pos_function(self) -> Callable[[int], Pos]:
         """``pos`` without the range checks, for parsers that make a position per node."""
-        starts = self._line_starts
         new_pos = _pos_factory()
+        source = self
 
         def pos(offset: int) -> Pos:
+            starts = source._line_starts
             line = bisect_right(starts, offset)
             return new_pos(line, offset - starts[line - 1] + 1, offset)
 
@@ -77,14 +87,14 @@ class SourceFile:
     def span_function(self) -> Callable[[int, int], tuple[Pos, Pos]]:
         """The positions of a start and an end offset at once: most scalars sit on one line,
         so the end needs no second search of the line index."""
-        starts = self._line_starts
-        last_line = len(starts)
         new_pos = _pos_factory()
+        source = self
 
         def span(start: int, end: int) -> tuple[Pos, Pos]:
+            starts = source._line_starts
             line = bisect_right(starts, start)
             line_start = starts[line - 1]
-            if line == last_line or end < starts[line]:
+            if line == len(starts) or end < starts[line]:
                 return new_pos(line, start - line_start + 1, start), new_pos(line, end - line_start + 1, end)
             end_line = bisect_right(starts, end)
             return new_pos(line, start - line_start + 1, start), new_pos(end_line, end - starts[end_line - 1] + 1, end)
@@ -130,7 +140,7 @@ class EmbeddedSource(SourceFile):
         self.text = outer.text
         self.encoding = outer.encoding
         self.bom = outer.bom
-        self._line_starts = outer._line_starts
+        self._starts = outer._starts  # the same text: shared when the outer file has it
         self.outer = outer
         self.inner_text = inner_text
         #: the table, or the function that makes it when a position is first asked for

@@ -80,7 +80,7 @@ def _is_parameter(m: ObjectModel) -> bool:
     return NEWEST_RELEASE.is_parameter(m)
 
 
-def known_keys(model: ObjectModel) -> set[str]:
+def known_keys(model: ObjectModel) -> frozenset[str]:
     """Keys the newest release reads on this object (see ``Release.known_keys``)."""
     return NEWEST_RELEASE.known_keys(model)
 

@@ -78,15 +78,20 @@ class Release:
     def is_parameter(self, m: t.ObjectModel) -> bool:
         return m.tag is not None and self.PARAMETER_TYPES.get(m.tag) is m
 
-    def known_keys(self, m: t.ObjectModel) -> set[str]:
+    def known_keys(self, m: t.ObjectModel) -> frozenset[str]:
         """Keys the release reads on this object: its fields, plus the discriminator and the
-        common block fields for tagged models. Any other key is dropped silently."""
-        keys = set(m.field_names)
-        if self.is_block(m):
-            keys |= {f.name for f in self.COMMON_BLOCK_FIELDS} | {"block_type"}
-        elif self.is_parameter(m):
-            keys.add("parameter_type")
-        return keys
+        common block fields for tagged models. Any other key is dropped silently. (Worked
+        out once per release and model: every object of every file asks.)"""
+        found = _KNOWN_KEYS.get((self.version, id(m)))
+        if found is None:
+            keys = set(m.field_names)
+            if self.is_block(m):
+                keys |= {f.name for f in self.COMMON_BLOCK_FIELDS} | {"block_type"}
+            elif self.is_parameter(m):
+                keys.add("parameter_type")
+            # the model is kept with its keys: an id is only unique while its object lives
+            found = _KNOWN_KEYS[(self.version, id(m))] = (frozenset(keys), m)
+        return found[0]
 
     def has_check(self, name: str) -> bool:
         """Does this release run the save-time check ``name`` (see ``releases.CHECKS``)?"""
@@ -95,6 +100,9 @@ class Release:
     def enum(self, e: t.Enum) -> t.Enum:
         """The values of ``e`` this release accepts."""
         return _enum_in(e, self.version)
+
+
+_KNOWN_KEYS: dict[tuple[str, int], tuple[frozenset[str], t.ObjectModel]] = {}
 
 
 def release(version: str | None = None) -> Release:

@@ -40,7 +40,7 @@ class Wrapper:
     has_title: bool
 
 
-def _definition_keys() -> set[str]:
+def _definition_keys() -> frozenset[str]:
     return M.known_keys(M.DEFINITION)
 
 
