@@ -77,17 +77,31 @@ def sites(wf: Workflow) -> list[Site]:
     depth = wf.limits.template_depth
     out: list[Site] = []
     for path, data, obj in objects(wf):
-        block = _owner(by_path, path)
-        for f in obj.fields:
-            if not f.templated or f.name not in data:
+        block = _UNSEEN
+        for name, templated in _templated_fields(obj):
+            if name not in data:
                 continue
-            is_code = block is not None and block.tag == "code" and path == block.path and f.name == "code"
-            for where, value in _strings(data[f.name], path + (f.name,), f.templated):
+            if block is _UNSEEN:
+                block = _owner(by_path, path)
+            is_code = block is not None and block.tag == "code" and path == block.path and name == "code"
+            for where, value in _strings(data[name], path + (name,), templated):
                 text = mask_python_comments(value) if is_code else value
-                out.append(Site(where, value, text, f.name, block, "code" if is_code else f.templated,
+                out.append(Site(where, value, text, name, block, "code" if is_code else templated,
                                 _loop_scope(block, path, any_loop_body), analyze(text, depth)))
     wf.cache["template_sites"] = out
     return out
+
+
+_UNSEEN: Any = object()
+#: id(model) -> (model, its templated fields as (name, kind)); models live as long as the process
+_TEMPLATED: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}
+
+
+def _templated_fields(obj: Any) -> tuple[tuple[str, str], ...]:
+    found = _TEMPLATED.get(id(obj))
+    if found is None:
+        found = _TEMPLATED[id(obj)] = (obj, tuple((f.name, f.templated) for f in obj.fields if f.templated))
+    return found[1]
 
 
 def objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:

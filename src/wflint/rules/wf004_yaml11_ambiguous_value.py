@@ -39,14 +39,11 @@ def check(wf):
     if wf.mode != "yaml" or wf.root is None:
         return
     for path, data, obj in objects(wf):
-        fields = obj.fields
-        if wf.release.is_block(obj):
-            fields = (*wf.release.COMMON_BLOCK_FIELDS, *fields)
-        for f in fields:
-            if not f.yaml11_sensitive or f.name not in data:
+        for name in _sensitive_fields(wf.release, obj):
+            if name not in data:
                 continue
-            ptype = data.get("workflow_parameter_type") if f.name == "default_value" else None
-            for node, is_key in _scalars(wf.node(path + (f.name,))):
+            ptype = data.get("workflow_parameter_type") if name == "default_value" else None
+            for node, is_key in _scalars(wf.node(path + (name,))):
                 reading = yaml11_reading(node)
                 if reading is None or not _surprising(node, ptype):
                     continue
@@ -58,6 +55,19 @@ def check(wf):
                 yield wf.diag(rule, message, (), help=_help(node), start=node.start, end=node.end)
 
 
+#: (release, id(model)) -> (model, the names of its fields that take any value)
+_SENSITIVE: dict = {}
+
+
+def _sensitive_fields(release, obj) -> tuple[str, ...]:
+    """The fields of ``obj`` (the common block fields first, for a block) that take any value."""
+    found = _SENSITIVE.get((release.version, id(obj)))
+    if found is None:
+        fields = (*release.COMMON_BLOCK_FIELDS, *obj.fields) if release.is_block(obj) else obj.fields
+        found = _SENSITIVE[(release.version, id(obj))] = (obj, tuple(f.name for f in fields if f.yaml11_sensitive))
+    return found[1]
+
+
 def _scalars(node):
     """(scalar node, is it a key) for every plain scalar at or below ``node``."""
     if node is None:
@@ -66,11 +76,12 @@ def _scalars(node):
     while stack:
         n = stack.pop()
         if n.kind == "scalar":
-            yield n, False
+            if n.style is None:  # a quoted scalar reads as written
+                yield n, False
         elif n.kind == "map":
             for k, v in reversed(n.pairs):
                 stack.append(v)
-                if k.kind == "scalar":
+                if k.kind == "scalar" and k.style is None:
                     stack.append(_Key(k))
         elif n.kind == "seq":
             stack.extend(reversed(n.items))
