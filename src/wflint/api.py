@@ -305,9 +305,14 @@ def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Pa
         yield candidate.path, candidate.explicit
 
 
-def _check_one(args: tuple[Candidate, list[str], Config]) -> FileResult:
-    candidate, codes, config = args
-    return _check_candidate(candidate, config, codes)
+#: the configuration of a parallel run, set before the workers fork (they inherit it rather
+#: than unpickle it with every file)
+_RUN_CONFIG: Config | None = None
+
+
+def _check_one(args: tuple[Candidate, list[str]]) -> FileResult:
+    candidate, codes = args
+    return _check_candidate(candidate, _RUN_CONFIG or Config(), codes)
 
 
 def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, jobs: int) -> Iterator[FileResult]:
@@ -325,10 +330,17 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     # validators it compiles are then every worker's, paid for once
     (first, first_codes), rest = work[0], work[1:]
     yield _check_candidate(first, config, first_codes)
-    chunk = max(1, len(rest) // (jobs * 8))
-    # yielded as they arrive (in order), so a progress display can follow the run
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from pool.map(_check_one, [(c, codes, config) for c, codes in rest], chunksize=chunk)
+    # small chunks: the workers finish within a few files of each other (with eight chunks a
+    # worker, the last one alone could hold the run for a quarter of a second)
+    chunk = max(1, len(rest) // (jobs * 32))
+    global _RUN_CONFIG
+    _RUN_CONFIG = config
+    try:
+        # yielded as they arrive (in order), so a progress display can follow the run
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            yield from pool.map(_check_one, rest, chunksize=chunk)
+    finally:
+        _RUN_CONFIG = None
 
 
 @dataclass

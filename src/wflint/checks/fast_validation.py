@@ -56,8 +56,16 @@ def _compile(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
 def surely_valid(schema: dict[str, Any], instance: Any) -> bool:
     """True when the compiled validator accepts ``instance``; False means "ask the slow
     path" (invalid, not representable as JSON, or no compiled validator)."""
-    if not available():
-        return False
+    return available() and _accepts(schema, instance)
+
+
+def checker() -> Callable[[dict[str, Any], Any], bool] | None:
+    """``surely_valid`` for many documents in a row: the switch is read once (None when the
+    compiled path is off)."""
+    return _accepts if available() else None
+
+
+def _accepts(schema: dict[str, Any], instance: Any) -> bool:
     entry = _compiled.get(id(schema))
     if entry is None or entry[0] is not schema:
         entry = _compiled[id(schema)] = (schema, _compile(schema))

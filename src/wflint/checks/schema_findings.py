@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ..model import schema
 from ..model.validators import _defs, lint_schema, validator
-from .fast_validation import surely_valid
+from . import fast_validation
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -40,8 +40,9 @@ def findings(request: Any, root_def: str, parts: Iterable[tuple[Path, str, dict[
     ``(path, def, data)`` in ``parts`` (every typed block and parameter), and map every error
     to a finding. A document the compiled validator accepts skips the error tree."""
     out: list[Finding] = []
+    sure = fast_validation.checker()
     for base, def_name, data in ((), root_def, request), *parts:
-        if surely_valid(lint_schema(def_name, version), data):
+        if sure is not None and sure(lint_schema(def_name, version), data):
             continue
         for err in validator(def_name, version).iter_errors(data):
             out.extend(_map_error(err, base))

@@ -49,20 +49,34 @@ def check(wf):
 def _non_string_keys(wf, rule):
     """YAML keys may be booleans or numbers (``on:``, ``1:``); the service's object fields take
     string keys only and refuse the rest (422)."""
-    from ..model import types as t
     from ..workflow.view import modeled_objects
 
     for path, data, obj in modeled_objects(wf):
-        fields = wf.release.block_fields(obj.tag) if wf.release.is_block(obj) else obj.fields
-        for f in fields:
-            value = data.get(f.name)
-            if not isinstance(value, dict) or not isinstance(f.type, (t.FreeObject, t.StrMap, t.Union)):
+        for name in _mapping_fields(wf.release, obj):
+            value = data.get(name)
+            if not isinstance(value, dict):
                 continue
             bad = next((k for k in value if not isinstance(k, str)), None)
             if bad is None:
                 continue
             shown = str(bad).lower() if isinstance(bad, bool) else repr(bad)
-            yield wf.diag(rule, f"key `{shown}` in '{f.name}' is not a string (YAML 1.1 read it as "
+            yield wf.diag(rule, f"key `{shown}` in '{name}' is not a string (YAML 1.1 read it as "
                           f"{type(bad).__name__}); the service accepts string keys only",
-                          path + (f.name,), help="quote the key, so that YAML reads it as text",
-                          service=model_verdict(wf, path + (f.name,)))
+                          path + (name,), help="quote the key, so that YAML reads it as text",
+                          service=model_verdict(wf, path + (name,)))
+
+
+#: (release, id(model)) -> (model, the names of its fields that may hold a mapping with keys of
+#: the author's choosing), worked out once per model
+_MAPPING_FIELDS: dict = {}
+
+
+def _mapping_fields(release, obj) -> tuple[str, ...]:
+    found = _MAPPING_FIELDS.get((release.version, id(obj)))
+    if found is None:
+        from ..model import types as t
+
+        fields = release.block_fields(obj.tag) if release.is_block(obj) else obj.fields
+        names = tuple(f.name for f in fields if isinstance(f.type, (t.FreeObject, t.StrMap, t.Union)))
+        found = _MAPPING_FIELDS[(release.version, id(obj))] = (obj, names)
+    return found[1]
