@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from .. import model
@@ -27,7 +26,6 @@ from .template_analysis import (  # noqa: F401 - the public API of templates
 # --------------------------------------------------------------------------- where templates are
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Site:
     """One templated string of a request.
 
@@ -36,18 +34,22 @@ class Site:
     with comments masked: same length, so offsets are shared). ``field`` is the templated
     field on its object (``payload`` for every leaf of a payload), ``block`` the block it
     belongs to (None for workflow-level fields), ``loop_scope`` whether ``current_item`` and
-    friends exist when it renders."""
+    friends exist when it renders, ``analysis`` what the text reads and where its tags are
+    (``analyze`` within the ``template-depth`` limit): every site is read by some rule.
 
-    path: Path
-    value: str
-    text: str
-    field: str
-    block: Block | None
-    kind: str
-    loop_scope: bool
-    #: what the text reads and where its tags are (``analyze`` within the ``template-depth``
-    #: limit); worked out with the site: every site is read by some rule, most several times
-    analysis: Analysis = NO_JINJA
+    A plain class rather than a frozen dataclass: a file makes about sixty of them, and a
+    frozen dataclass's ``__init__`` cost four times as much. Nothing changes a site once made.
+    """
+
+    __slots__ = ("path", "value", "text", "field", "block", "kind", "loop_scope", "analysis")
+
+    def __init__(self, path: Path, value: str, text: str, field: str, block: Block | None, kind: str,
+                 loop_scope: bool, analysis: Analysis = NO_JINJA) -> None:
+        self.path, self.value, self.text, self.field = path, value, text, field
+        self.block, self.kind, self.loop_scope, self.analysis = block, kind, loop_scope, analysis
+
+    def __repr__(self) -> str:
+        return f"Site({self.path!r}, {self.value!r}, kind={self.kind!r})"
 
 
 def _strings(value: Any, path: Path, kind: str):
