@@ -59,3 +59,17 @@ def test_error_code_raises_reads_the_statement():
     assert error_code_raises("raise ErrorCode('LOGIN', 'no')") == ([(1, 0, "LOGIN")], None)
     assert error_code_raises("raise ErrorCode('X')")[1] == ("ErrorCode requires exactly two positional arguments", 1)
     assert error_code_raises("x = 1") == ([], None)
+
+
+_NAME_PIECES = ["a", "Z", "9", "_", "__", "-", "é", " ", "x1", "open", "page", ".", "ß"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_NAME_PIECES), max_size=6).map("".join))
+def test_sanitize_name_shortcut_is_the_rewrite(name):
+    from wflint.workflow import sanitizer
+
+    out = sanitizer._UNDERSCORES.sub("_", sanitizer._NOT_IDENT.sub("_", name)).strip("_")
+    if out and out[0].isdigit():
+        out = "_" + out
+    assert sanitizer.sanitize_name(name, "fallback") == (out or "fallback")

@@ -335,12 +335,18 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     chunk = max(1, len(rest) // (jobs * 32))
     global _RUN_CONFIG
     _RUN_CONFIG = config
+    import gc
+
+    # what the parent holds (modules, rules, validators) stays out of the workers' collections:
+    # they would otherwise touch, and so copy, every inherited page
+    gc.freeze()
     try:
         # yielded as they arrive (in order), so a progress display can follow the run
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             yield from pool.map(_check_one, rest, chunksize=chunk)
     finally:
         _RUN_CONFIG = None
+        gc.unfreeze()
 
 
 @dataclass

@@ -19,8 +19,14 @@ _NOT_IDENT = re.compile(r"[^A-Za-z0-9_]")
 _UNDERSCORES = re.compile(r"_+")
 
 
+#: the names the rewrite below leaves as they are (nearly all of them): checked in one match
+_UNCHANGED = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
+
+
 def sanitize_name(name: str, fallback: str) -> str:
     """``open-page`` → ``open_page``, ``1st`` → ``_1st``, ``café`` → ``caf``, ``---`` → fallback."""
+    if _UNCHANGED.fullmatch(name):
+        return name
     out = _UNDERSCORES.sub("_", _NOT_IDENT.sub("_", name)).strip("_")
     if out and out[0].isdigit():
         out = "_" + out
