@@ -30,6 +30,8 @@ NAME = "unused-parameter"
 SEVERITY = "warning"
 
 _SMTP_SLOTS = ("smtp_host", "smtp_port", "smtp_username", "smtp_password")
+#: block fields that name a parameter by its key
+_KEY_FIELDS = ("loop_over_parameter_key",) + tuple(f"{s}_secret_parameter_key" for s in _SMTP_SLOTS)
 
 
 def referenced_names(wf) -> set[str]:
@@ -40,7 +42,7 @@ def referenced_names(wf) -> set[str]:
         keys = b.data.get("parameter_keys")
         if isinstance(keys, list):
             used.update(k for k in keys if isinstance(k, str))
-        for field in ("loop_over_parameter_key",) + tuple(f"{s}_secret_parameter_key" for s in _SMTP_SLOTS):
+        for field in _KEY_FIELDS:
             v = b.data.get(field)
             if isinstance(v, str):
                 used.add(v)

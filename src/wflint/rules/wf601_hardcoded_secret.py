@@ -60,6 +60,7 @@ _SECRET_HEADER = re.compile(
     r"^(?:(?:proxy-)?authorization|cookie|set-cookie|x-?api-?key|api-?key|apikey|x-?auth.*|.*-?token"
     r"|.*secret.*|.*password.*|x-amz-security-token|private-token|x-functions-key|ocp-apim-subscription-key)$",
     re.I)
+_BLOCK_FIELDS = SECRET_FIELDS + ("aws_access_key_id",)
 #: workflow parameter keys whose default value is a secret when it is set (the key must end
 #: with the word: ``api_key_header`` or ``password_policy`` hold no secret)
 _SECRET_KEY = re.compile(r"(?:passw(?:or)?d|secret|api_?key|access_?key|private_?key)$", re.I)
@@ -107,9 +108,9 @@ def check(wf):
     rule = sys.modules[__name__]
     reported: set = set()
     for b in wf.all_blocks:
-        for field in SECRET_FIELDS + ("aws_access_key_id",):
+        for field in _BLOCK_FIELDS:
             value = b.data.get(field)
-            if not _literal(value) or (field == "aws_access_key_id" and not _AWS_KEY_ID.fullmatch(value.strip())):
+            if value is None or not _literal(value) or (field == "aws_access_key_id" and not _AWS_KEY_ID.fullmatch(value.strip())):
                 continue
             reported.add(b.path + (field,))
             what = "an AWS access key id" if field == "aws_access_key_id" else "a secret"
