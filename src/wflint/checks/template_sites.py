@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from .. import model
+from ..model.release_view import per_model
 from ..diagnostics import Pos
 from ..workflow.view import Block, Path, Workflow, modeled_objects
 from .template_analysis import (  # noqa: F401 - the public API of templates
@@ -80,7 +81,7 @@ def sites(wf: Workflow) -> list[Site]:
     out: list[Site] = []
     for path, data, obj in objects(wf):
         block = _UNSEEN
-        for name, templated in _templated_fields(obj):
+        for name, templated in _templated_fields(wf.release, obj):
             if name not in data:
                 continue
             if block is _UNSEEN:
@@ -95,15 +96,12 @@ def sites(wf: Workflow) -> list[Site]:
 
 
 _UNSEEN: Any = object()
-#: id(model) -> (model, its templated fields as (name, kind)); models live as long as the process
-_TEMPLATED: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}
 
 
-def _templated_fields(obj: Any) -> tuple[tuple[str, str], ...]:
-    found = _TEMPLATED.get(id(obj))
-    if found is None:
-        found = _TEMPLATED[id(obj)] = (obj, tuple((f.name, f.templated) for f in obj.fields if f.templated))
-    return found[1]
+@per_model
+def _templated_fields(release: Any, obj: Any) -> tuple[tuple[str, str], ...]:
+    """The templated fields of a model, as (name, kind)."""
+    return tuple((f.name, f.templated) for f in obj.fields if f.templated)
 
 
 def objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:

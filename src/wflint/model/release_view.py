@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from . import enums, releases
 from . import types as t
+
+R = TypeVar("R")
 
 
 def _enum_in(e: t.Enum, version: str) -> t.Enum:
@@ -80,18 +82,8 @@ class Release:
 
     def known_keys(self, m: t.ObjectModel) -> frozenset[str]:
         """Keys the release reads on this object: its fields, plus the discriminator and the
-        common block fields for tagged models. Any other key is dropped silently. (Worked
-        out once per release and model: every object of every file asks.)"""
-        found = _KNOWN_KEYS.get((self.version, id(m)))
-        if found is None:
-            keys = set(m.field_names)
-            if self.is_block(m):
-                keys |= {f.name for f in self.COMMON_BLOCK_FIELDS} | {"block_type"}
-            elif self.is_parameter(m):
-                keys.add("parameter_type")
-            # the model is kept with its keys: an id is only unique while its object lives
-            found = _KNOWN_KEYS[(self.version, id(m))] = (frozenset(keys), m)
-        return found[0]
+        common block fields for tagged models. Any other key is dropped silently."""
+        return _known_keys(self, m)
 
     def has_check(self, name: str) -> bool:
         """Does this release run the save-time check ``name`` (see ``releases.CHECKS``)?"""
@@ -102,7 +94,30 @@ class Release:
         return _enum_in(e, self.version)
 
 
-_KNOWN_KEYS: dict[tuple[str, int], tuple[frozenset[str], t.ObjectModel]] = {}
+def per_model(derive: Callable[["Release", t.ObjectModel], R]) -> Callable[["Release", t.ObjectModel], R]:
+    """``derive(release, model)``, worked out once per release and model: the walks over a
+    file's objects ask the same question of the same few dozen models for every object of
+    every file. Models live as long as the process, and each is kept with its answer, so its
+    ``id`` stays its own."""
+    answers: dict[tuple[str, int], tuple[t.ObjectModel, R]] = {}
+
+    def cached(release: "Release", model: t.ObjectModel) -> R:
+        found = answers.get((release.version, id(model)))
+        if found is None:
+            found = answers[(release.version, id(model))] = (model, derive(release, model))
+        return found[1]
+
+    return cached
+
+
+@per_model
+def _known_keys(release: Release, m: t.ObjectModel) -> frozenset[str]:
+    keys = set(m.field_names)
+    if release.is_block(m):
+        keys |= {f.name for f in release.COMMON_BLOCK_FIELDS} | {"block_type"}
+    elif release.is_parameter(m):
+        keys.add("parameter_type")
+    return frozenset(keys)
 
 
 def release(version: str | None = None) -> Release:

@@ -29,6 +29,7 @@ import sys
 
 from ..checks.template_sites import objects
 from ..checks.yaml11 import yaml11_reading
+from ..model.release_view import per_model
 
 CODE = "WF004"
 NAME = "yaml11-ambiguous-value"
@@ -55,17 +56,11 @@ def check(wf):
                 yield wf.diag(rule, message, (), help=_help(node), start=node.start, end=node.end)
 
 
-#: (release, id(model)) -> (model, the names of its fields that take any value)
-_SENSITIVE: dict = {}
-
-
+@per_model
 def _sensitive_fields(release, obj) -> tuple[str, ...]:
     """The fields of ``obj`` (the common block fields first, for a block) that take any value."""
-    found = _SENSITIVE.get((release.version, id(obj)))
-    if found is None:
-        fields = (*release.COMMON_BLOCK_FIELDS, *obj.fields) if release.is_block(obj) else obj.fields
-        found = _SENSITIVE[(release.version, id(obj))] = (obj, tuple(f.name for f in fields if f.yaml11_sensitive))
-    return found[1]
+    fields = (*release.COMMON_BLOCK_FIELDS, *obj.fields) if release.is_block(obj) else obj.fields
+    return tuple(f.name for f in fields if f.yaml11_sensitive)
 
 
 def _scalars(node):

@@ -25,6 +25,7 @@ import sys
 
 from ..checks.service_checks import max_elapsed_time_minutes_bool_error
 from .model_findings import yield_findings
+from ..model.release_view import per_model
 from .verdicts import model_verdict
 
 CODE = "WF102"
@@ -66,17 +67,10 @@ def _non_string_keys(wf, rule):
                           service=model_verdict(wf, path + (name,)))
 
 
-#: (release, id(model)) -> (model, the names of its fields that may hold a mapping with keys of
-#: the author's choosing), worked out once per model
-_MAPPING_FIELDS: dict = {}
-
-
+@per_model
 def _mapping_fields(release, obj) -> tuple[str, ...]:
-    found = _MAPPING_FIELDS.get((release.version, id(obj)))
-    if found is None:
-        from ..model import types as t
+    """The fields of ``obj`` that may hold a mapping with keys of the author's choosing."""
+    from ..model import types as t
 
-        fields = release.block_fields(obj.tag) if release.is_block(obj) else obj.fields
-        names = tuple(f.name for f in fields if isinstance(f.type, (t.FreeObject, t.StrMap, t.Union)))
-        found = _MAPPING_FIELDS[(release.version, id(obj))] = (obj, names)
-    return found[1]
+    fields = release.block_fields(obj.tag) if release.is_block(obj) else obj.fields
+    return tuple(f.name for f in fields if isinstance(f.type, (t.FreeObject, t.StrMap, t.Union)))

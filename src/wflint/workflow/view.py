@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, Iterator
 
 from .. import model
+from ..model.release_view import per_model
 from ..diagnostics import Diagnostic, ServiceVerdict, make
 from ..document.limits import DEFAULT, Limits
 from ..document.nodes import Node
@@ -364,22 +365,16 @@ def _modeled_objects(wf: Workflow) -> list[tuple[Path, dict[str, Any], Any]]:
     return out
 
 
-#: (release, id(model)) -> (model, its fields that hold modelled objects: (name, a list of
-#: them?, the target model)). Models live as long as the process; worked out once each.
-_OBJECT_FIELDS: dict[tuple[str, int], tuple[Any, tuple[tuple[str, bool, Any], ...]]] = {}
-
-
+@per_model
 def _object_fields(rel: Any, obj: Any) -> tuple[tuple[str, bool, Any], ...]:
-    found = _OBJECT_FIELDS.get((rel.version, id(obj)))
-    if found is None:
-        from ..model import types as t
+    """The fields of a model that hold modelled objects: (name, a list of them?, the target model)."""
+    from ..model import types as t
 
-        fields = []
-        for f in obj.fields:
-            typ = f.type
-            if isinstance(typ, t.Ref):
-                fields.append((f.name, False, rel.OBJECTS.get(typ.target)))
-            elif isinstance(typ, t.Array) and isinstance(typ.items, t.Ref):
-                fields.append((f.name, True, rel.OBJECTS.get(typ.items.target)))
-        found = _OBJECT_FIELDS[(rel.version, id(obj))] = (obj, tuple(fields))
-    return found[1]
+    fields = []
+    for f in obj.fields:
+        typ = f.type
+        if isinstance(typ, t.Ref):
+            fields.append((f.name, False, rel.OBJECTS.get(typ.target)))
+        elif isinstance(typ, t.Array) and isinstance(typ.items, t.Ref):
+            fields.append((f.name, True, rel.OBJECTS.get(typ.items.target)))
+    return tuple(fields)
