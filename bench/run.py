@@ -14,6 +14,8 @@ process of its tree (``wait4``'s ``ru_maxrss``), so the rows compare like with l
   the bare definition files of the corpus (it is slow, so a sample; wflint runs the same
   sample for the ratio). check-jsonschema is installed into ``bench/.venv`` on first use; it is
   not a dependency of wflint;
+* **stages** (``stages.py``): the same corpus in one process, CPU time of the floor, of
+  wflint's positioned parse and of the whole check, with no start-up or workers;
 * **one file** (a median-sized corpus file): the interpreter floor ``python -c "import
   yaml"``, ``wflint check f``, check-jsonschema on it;
 * **scaling**: the corpus ten times over (``bench/corpus-x10``, copies in ten folders, so the
@@ -373,6 +375,16 @@ def main(argv: list[str] | None = None) -> int:
         add("cj-sample", f"check-jsonschema, {len(sample)} bare definition files", measure([*cj, *map(str, sample)]), None)
         add("check-sample", "wflint check, the same files", measure([*WFLINT, "check", "--format", "concise", *map(str, sample)], repeat=repeat),
             "cj-sample")
+
+    stages = subprocess.run([PY, str(BENCH / "stages.py"), str(corpus), "--rounds", "2" if quick else "3"],
+                            capture_output=True, text=True, env=CHILD_ENV)
+    if stages.returncode == 0:
+        st = json.loads(stages.stdout)
+        rows.append((f"in one process: libyaml compose of {n} files (floor)", "", "", secs(st["floor"]), "1", "", ""))
+        rows.append(("in one process: wflint's positioned parse", "", "", secs(st["parse"]), f"{st['parse_ratio']:.2f}x", "", ""))
+        rows.append(("in one process: api.check_bytes, everything", "", "", secs(st["check"]), f"{st['check_ratio']:.2f}x", "",
+                     "bench/stages.py: best of its rounds, caches emptied"))
+        print(f"  stages in one process: {stages.stdout.strip()}", file=sys.stderr, flush=True)
 
     add("interp", "interpreter floor: python -c 'import yaml'", measure([PY, "-c", "import yaml"], repeat=repeat * 2), None)
     add("one", f"wflint check, one file ({one.stat().st_size // 1024} KB)", measure([*WFLINT, "check", str(one)], repeat=repeat * 2), "interp")
