@@ -149,3 +149,43 @@ def test_the_mock_list_page_is_rendered_once_per_store_state_and_follows_every_w
     assert titles[0] == "renamed"
     assert client.post(f"/v1/workflows/{ids[2]}/delete", headers=headers).status_code == 200
     assert ids[2] not in [w["workflow_permanent_id"] for w in client.get("/v1/workflows", headers=headers).json()]
+
+
+def test_a_clean_file_never_builds_its_line_table_and_a_finding_does():
+    from wflint.document.source import decode
+
+    clean = next(p for p in VALID if not api.check_bytes(p.read_bytes(), str(p)))
+    source, _ = decode(clean.read_bytes(), str(clean))
+    assert api.check_source(source) == []
+    assert source._starts is None  # no position was read
+    broken, _ = decode(b"title: t\nworkflow_definition:\n  parameters: []\n  blocks: [{block_type: nope}]\n", "b.yaml")
+    found = api.check_source(broken)
+    assert found and broken._starts is not None
+    assert {d.line for d in found} == {4}
+
+
+def test_the_views_remembered_nodes_are_the_nodes_a_fresh_lookup_finds():
+    from wflint.workflow.view import Workflow as View
+
+    views: list = []
+    for p in VALID:
+        api._check_data(p.read_bytes(), str(p), api.Config(), None, False, views)
+    asked = 0
+    for wf in views:
+        paths = [b.path + (f,) for b in wf.all_blocks for f in ("label", "nope", "url")] + [("title",), ("x", 1)]
+        for path in paths:
+            first = wf.node(path)
+            assert wf.node(path) is first is View._find(wf, path, False)
+            asked += 1
+    assert asked > 50
+
+
+def test_a_parallel_run_reports_what_a_single_process_reports(tmp_path):
+    for i in range(api.PARALLEL_THRESHOLD + 6):  # enough for the worker pool
+        p = VALID[i % len(VALID)]
+        (tmp_path / f"{i:03d}_{p.name}").write_bytes(p.read_bytes())
+    (tmp_path / "999_broken.yaml").write_text("title: t\nworkflow_definition: {parameters: [], blocks: [{label: 1}]}\n")
+    one = api.check_paths([tmp_path], jobs=1)
+    two = api.check_paths([tmp_path], jobs=2)
+    assert one.diagnostics and one.diagnostics == two.diagnostics and one.checked == two.checked
+    assert api._RUN_CONFIG is None  # the workers' configuration does not outlive the run
