@@ -73,3 +73,10 @@ def test_sanitize_name_shortcut_is_the_rewrite(name):
     if out and out[0].isdigit():
         out = "_" + out
     assert sanitizer.sanitize_name(name, "fallback") == (out or "fallback")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=4).map("".join), max_size=5))
+def test_joined_strings_hold_a_credential_start_when_one_string_does(strings):
+    request = {"a": strings[:2], "b": {"c": strings[2:]}, "n": 3}
+    assert wf601._credential_shaped(wf601._joined_strings(request)) == any(map(wf601._credential_shaped, strings))

@@ -129,9 +129,27 @@ def check(wf):
     for field in ("extra_http_headers", "cdp_connect_headers"):
         yield from _headers(wf, rule, (field,), wf.request.get(field), f"'{field}'", reported, False)
     # most files hold nothing credential-shaped: look at the whole text once before walking
-    text = wf.source.text if wf.source is not None else None
-    if text is None or _credential_shaped(text):
+    # (a request that came as data, the mock's, has no text: its strings, joined, stand in)
+    text = wf.source.text if wf.source is not None else _joined_strings(wf.request)
+    if _credential_shaped(text):
         yield from _shapes(wf, rule, reported)
+
+
+def _joined_strings(value) -> str:
+    """Every string of ``value`` joined with NUL between them. A credential shape never holds
+    NUL, and NUL is not a word character, so a shape starts in the joined text exactly where
+    it starts in one of the strings."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return "\0".join(out)
 
 
 def _block(b) -> str:
