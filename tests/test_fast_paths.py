@@ -80,3 +80,22 @@ def test_sanitize_name_shortcut_is_the_rewrite(name):
 def test_joined_strings_hold_a_credential_start_when_one_string_does(strings):
     request = {"a": strings[:2], "b": {"c": strings[2:]}, "n": 3}
     assert wf601._credential_shaped(wf601._joined_strings(request)) == any(map(wf601._credential_shaped, strings))
+
+
+_SCALARS = ["yes", "No", "on", "OFF", "~", "null", "010", "0x1F", "1e3", "-1E+3", ".5e1", "7:30", "1_000", "abc", "y",
+            "'1e3'", '"no"', "12", "+12", "-0.5", ".inf", "3.0", "0o7", "2001-12-14", "true", "e3", "''"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_SCALARS), min_size=1, max_size=4))
+def test_wf004_skips_only_scalars_yaml11_reads_as_written(values):
+    from wflint.checks.yaml11 import yaml11_reading
+    from wflint.document.parse import parse
+    from wflint.document.source import SourceFile
+    from wflint.rules.wf004_yaml11_ambiguous_value import _may_surprise
+
+    text = "".join(f"{v}: {w}\n" for v, w in zip(["k0", *values], values))
+    root = parse(SourceFile(text, "f.yaml")).root
+    for node in root.walk():
+        if node.kind == "scalar" and yaml11_reading(node) is not None:
+            assert _may_surprise(node), node.raw

@@ -172,7 +172,8 @@ def test_the_views_remembered_nodes_are_the_nodes_a_fresh_lookup_finds():
         api._check_data(p.read_bytes(), str(p), api.Config(), None, False, views)
     asked = 0
     for wf in views:
-        paths = [b.path + (f,) for b in wf.all_blocks for f in ("label", "nope", "url")] + [("title",), ("x", 1)]
+        paths = [b.path + (f,) for b in wf.all_blocks for f in ("label", "nope", "url")] + [("title",), ("x", 1), ()]
+        paths += [b.path + ("label", "deeper", 0) for b in wf.all_blocks] + [b.path[:-1] + (99,) for b in wf.all_blocks]
         for path in paths:
             first = wf.node(path)
             assert wf.node(path) is first is View._find(wf, path, False)

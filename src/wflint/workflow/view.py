@@ -25,7 +25,6 @@ from .sanitizer import Sanitized
 Path = tuple[Any, ...]
 #: mappings with more pairs than this are looked up through an index (``Workflow._map_index``)
 _INDEXED = 8
-_UNSEEN = object()
 
 
 @dataclass(eq=False)
@@ -99,8 +98,9 @@ class Workflow:
     blocks: list[Block] = field(default_factory=list)
     #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
     cache: dict[str, Any] = field(default_factory=dict)
-    #: path -> the node ``node(path)`` found (the tree does not change once the view exists)
-    _nodes: dict[Path, Node | None] = field(default_factory=dict, init=False, repr=False)
+    #: path -> (the node ``node(path)`` found, whether it is exactly there); the tree does not
+    #: change once the view exists
+    _nodes: dict[Path, tuple[Node | None, bool]] = field(default_factory=dict, init=False, repr=False)
     #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
     #: None for plain data (the mock server), where rules fall back to node starts
     source: Any = None
@@ -178,12 +178,41 @@ class Workflow:
     # -- positions -------------------------------------------------------------------------
     def node(self, path: Path, key: bool = False) -> Node | None:
         """The node at ``path`` (or its key node), or the nearest existing ancestor."""
-        if not key:  # rules ask for the same value nodes (a block's label ...) again and again
-            found = self._nodes.get(path, _UNSEEN)
-            if found is _UNSEEN:
-                found = self._nodes[path] = self._find(path, False)
-            return found
-        return self._find(path, True)
+        if key:
+            return self._find(path, True)
+        # rules ask for the same nodes (a block's label ...) again and again, and for siblings
+        # of nodes found before: each path is walked once, from its nearest remembered ancestor
+        found = self._nodes.get(path)
+        return (found or self._reach(path))[0]
+
+    def _reach(self, path: Path) -> tuple[Node | None, bool]:
+        """(the node at ``path`` or its nearest existing ancestor, whether it is exactly at
+        ``path``), remembered for ``path`` and every ancestor on the way."""
+        nodes = self._nodes
+        k = len(path)
+        start = None
+        while start is None and k > 0:
+            k -= 1
+            start = nodes.get(path[:k])
+        if start is None:
+            start = nodes[()] = (self.root, self.root is not None)
+        node, exact = start
+        for i in range(k, len(path)):
+            if exact:
+                nxt = self._step(node, path[i])  # type: ignore[arg-type]
+                if nxt is None:
+                    exact = False
+                else:
+                    node = nxt
+            nodes[path[: i + 1]] = (node, exact)
+        return node, exact
+
+    def _step(self, node: Node, part: Any) -> Node | None:
+        if node.kind == "map" and isinstance(part, str):
+            return self._map_index(node)[0].get(part) if len(node.pairs) > _INDEXED else node.get(part)
+        if node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
+            return node.items[part]
+        return None
 
     def _find(self, path: Path, key: bool) -> Node | None:
         node = self.root
