@@ -33,12 +33,13 @@ class Param:
     path: Path
     data: dict[str, Any]
 
-    @property
+    # cached: the view's data is never changed once built, and the rules read these a lot
+    @cached_property
     def type(self) -> str | None:
         t = self.data.get("parameter_type")
         return t if isinstance(t, str) else None
 
-    @property
+    @cached_property
     def key(self) -> str | None:
         k = self.data.get("key")
         return k if isinstance(k, str) else None
@@ -74,7 +75,7 @@ class Block:
             d, p = d + 1, p.parent
         return d
 
-    @property
+    @cached_property
     def is_loop(self) -> bool:
         return self.tag in ("for_loop", "while_loop")
 
