@@ -25,7 +25,7 @@ _PIECES = ["sk-", "task-", "ghp_", "high", "gho_", "ghs_", "AKIA", "ASIA", "0123
            "eyJ", "keyJ", "AIza", "k_live_", "github_pat_", "PRIVATE KEY", " ", "_", "-", "a", "é", "\n"]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=8).map("".join))
 def test_credential_scan_is_the_expression(text):
     assert wf601._credential_shaped(text) == bool(CREDENTIAL_START.search(text))
@@ -46,7 +46,7 @@ _CODE = ["raise ErrorCode('A', 'r')", "raise ErrorCode('A')", "raise ErrorCode",
          "try:\n    pass\nexcept E as err:\n    raise ErrorCode('E','f')", "raise", "match v:\n    case [a, *rest]:\n        pass"]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(_CODE), min_size=1, max_size=5).map("\n".join))
 def test_python_nodes_walk_as_ast_walk(code):
     tree = ast.parse(textwrap.dedent(code))
@@ -64,7 +64,7 @@ def test_error_code_raises_reads_the_statement():
 _NAME_PIECES = ["a", "Z", "9", "_", "__", "-", "é", " ", "x1", "open", "page", ".", "ß"]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from(_NAME_PIECES), max_size=6).map("".join))
 def test_sanitize_name_shortcut_is_the_rewrite(name):
     from wflint.workflow import sanitizer
@@ -75,7 +75,7 @@ def test_sanitize_name_shortcut_is_the_rewrite(name):
     assert sanitizer.sanitize_name(name, "fallback") == (out or "fallback")
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=4).map("".join), max_size=5))
 def test_joined_strings_hold_a_credential_start_when_one_string_does(strings):
     request = {"a": strings[:2], "b": {"c": strings[2:]}, "n": 3}
@@ -86,7 +86,7 @@ _SCALARS = ["yes", "No", "on", "OFF", "~", "null", "010", "0x1F", "1e3", "-1E+3"
             "'1e3'", '"no"', "12", "+12", "-0.5", ".inf", "3.0", "0o7", "2001-12-14", "true", "e3", "''"]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(_SCALARS), min_size=1, max_size=4))
 def test_wf004_skips_only_scalars_yaml11_reads_as_written(values):
     from wflint.checks.yaml11 import yaml11_reading
