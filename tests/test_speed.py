@@ -190,3 +190,24 @@ def test_a_parallel_run_reports_what_a_single_process_reports(tmp_path):
     two = api.check_paths([tmp_path], jobs=2)
     assert one.diagnostics and one.diagnostics == two.diagnostics and one.checked == two.checked
     assert api._RUN_CONFIG is None  # the workers' configuration does not outlive the run
+
+
+def test_the_server_freezes_what_its_first_check_loaded_and_a_library_caller_keeps_its_collector():
+    import subprocess
+    import sys
+
+    script = (
+        "import gc, sys\n"
+        "from wflint.server import engine_bridge\n"
+        "engine_bridge.settle_after_first_check = sys.argv[1] == 'serve'\n"
+        "request = {'title': 't', 'workflow_definition': {'parameters': [], 'blocks': []}}\n"
+        "engine_bridge.evaluate(request, 'json')\n"
+        "frozen = gc.get_freeze_count()\n"
+        "engine_bridge.evaluate(request, 'json')\n"
+        "print(frozen, gc.get_freeze_count() == frozen)\n"
+    )
+    served = subprocess.run([sys.executable, "-c", script, "serve"], capture_output=True, text=True, check=True)
+    library = subprocess.run([sys.executable, "-c", script, "library"], capture_output=True, text=True, check=True)
+    frozen, once = served.stdout.split()
+    assert int(frozen) > 10_000 and once == "True"  # the rules and the model, once
+    assert library.stdout.split()[0] == "0"

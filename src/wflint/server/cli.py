@@ -133,6 +133,9 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     # request threads that compute hand the interpreter lock back every millisecond rather
     # than every 5: /healthz and new connections wait less behind a costly request
     sys.setswitchinterval(0.001)
+    from . import engine_bridge
+
+    engine_bridge.settle_after_first_check = True
 
     # idle and slow clients are closed (header-seconds, body-seconds), connections are capped
     server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level=log_level, http=protocol_factory(limits),

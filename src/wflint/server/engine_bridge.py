@@ -51,8 +51,25 @@ def evaluate(raw_request: Any, mode: str, target_version: str | None = None) -> 
         ev = run(raw_request, **kwargs)
     except TypeError:  # an engine without the ``sanitized`` keyword
         ev = run(raw_request, mode=mode)
+    if settle_after_first_check:
+        _freeze_loaded()
     errors = [d for d in ev.diagnostics if d.severity == "error" and d.service is None]
     return EngineResult(list(ev.rejections), errors)
+
+
+#: set by ``wflint serve``, which owns its process (a test or tool driving the app in its own
+#: process keeps its collector as it is)
+settle_after_first_check = False
+
+
+@functools.cache
+def _freeze_loaded() -> None:
+    """Once, after the first check: what it loaded (the rules, the model, the compiled
+    validators) lives as long as the server, so it leaves the cycle collector's generations.
+    Every later collection then scans a save's own objects only (7% of a save's CPU)."""
+    import gc
+
+    gc.freeze()
 
 
 def order_key(order: tuple) -> tuple:
