@@ -116,8 +116,10 @@ def _credential_verdicts(state: ServerState, sub: Submission) -> list[ServiceVer
     return out
 
 
-def server_verdicts(state: ServerState, sub: Submission, previous: dict[str, Any] | None,
+def server_verdicts(state: ServerState, sub: Submission, previous: tuple[bool, Any] | None,
                     wpid: str | None) -> list[ServiceVerdict]:
+    """The checks against the store and the server's settings. ``previous`` is, for an
+    update, (whether the workflow exists, its stored ``webhook_callback_url``)."""
     data, out = sub.data, []
     browser_type = data.get("browser_type")
     if browser_type is not None and not state.config.browser_type_supported:
@@ -129,13 +131,14 @@ def server_verdicts(state: ServerState, sub: Submission, previous: dict[str, Any
         # the mock stores no browser recordings, so every id is unknown (as on create)
         out.append(ServiceVerdict(404, f"Browser recording {data['recording_id']} not found", ("C", 3)))
     out.extend(_credential_verdicts(state, sub))
-    if wpid is not None and previous is None:
+    exists, stored_url = previous if previous is not None else (False, None)
+    if wpid is not None and not exists:
         out.append(ServiceVerdict(404, not_found(wpid), ("C", 5)))
     url = data.get("webhook_callback_url")
     from ..model.releases import NEWEST, has_check
 
     checked = has_check("webhook_url", state.config.target_version or NEWEST)
-    if checked and url and (previous is None or url != previous.get("webhook_callback_url")):
+    if checked and url and (not exists or url != stored_url):
         message = webhook_url_error(url, state.config.blocked_webhook_hosts)
         if message:
             out.append(ServiceVerdict(400, message, ("C", 6)))
@@ -194,7 +197,7 @@ def save_workflow(
                                            limits=state.config.limits)
     check_budget()  # between stages: a request answered 503 stops here
     sub = submission(request)
-    previous = None if create else state.store.latest(organization_id, wpid or "", include_deleted=True)
+    previous = None if create else state.store.latest_webhook(organization_id, wpid or "")
     verdicts = server_verdicts(state, sub, previous, None if create else wpid)
     check_budget()
     engine = engine_bridge.evaluate(raw, mode, target)

@@ -182,6 +182,17 @@ class Store:
         )
         return _row_to_workflow(rows[0]) if rows else None
 
+    def latest_webhook(self, organization_id: str, wpid: str) -> tuple[bool, Any]:
+        """(whether ``wpid`` has a version in the organization, soft-deleted ones included, the
+        ``webhook_callback_url`` of its highest): what a save checks before it writes, without
+        decoding the whole stored workflow."""
+        rows = self._query(
+            "SELECT json_extract(document, '$.webhook_callback_url') FROM workflows "
+            "WHERE organization_id = ? AND workflow_permanent_id = ? ORDER BY version DESC LIMIT 1",
+            (organization_id, wpid),
+        )
+        return (True, rows[0][0]) if rows else (False, None)
+
     def version(self, organization_id: str, wpid: str, version: int) -> dict[str, Any] | None:
         rows = self._query(
             "SELECT * FROM workflows WHERE organization_id = ? AND workflow_permanent_id = ? "
