@@ -258,3 +258,23 @@ def test_service_verdicts(client, wpid, name):
     assert r.status_code == expected["status"], r.text
     if not expected["accepted"]:
         assert r.json() == expected["reply"]
+
+
+def test_an_update_keeping_its_stored_webhook_url_is_not_checked_again():
+    # the service checks the URL only when it changes: a workflow saved before a host was
+    # blocked keeps saving with it, and a new blocked URL is refused
+    from dataclasses import replace
+
+    from wflint.server.testing import make_state
+
+    state = make_state()
+    c = make_client(state)
+    created = c.post("/v1/workflows", json={"json_definition": request(webhook_callback_url="https://hooks.example.com/a")},
+                     headers=A)
+    assert created.status_code == 200
+    wpid = created.json()["workflow_permanent_id"]
+    state.config = replace(state.config, blocked_webhook_hosts=frozenset({"hooks.example.com"}))
+    same = post(c, wpid, {"json_definition": request(webhook_callback_url="https://hooks.example.com/a")})
+    assert same.status_code == 200 and same.json()["version"] == 2
+    moved = post(c, wpid, {"json_definition": request(webhook_callback_url="https://hooks.example.com/b")})
+    assert moved.status_code == 400
