@@ -99,3 +99,16 @@ def test_wf004_skips_only_scalars_yaml11_reads_as_written(values):
     for node in root.walk():
         if node.kind == "scalar" and yaml11_reading(node) is not None:
             assert _may_surprise(node), node.raw
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+                     max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON)
+def test_a_data_tree_holds_the_data(value):
+    from wflint.document.data_tree import node_tree
+
+    assert node_tree(value).to_data() == value
