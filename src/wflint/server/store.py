@@ -110,12 +110,13 @@ class Listed:
     def search_terms(self) -> list[str]:
         return json.loads(self._row["search_terms"])
 
-    def document(self, stored: sqlite3.Row) -> dict[str, Any]:
-        """The workflow from its ``stored`` row, with ``original_created_*`` from version 1."""
+    def document(self, stored: sqlite3.Row, first: sqlite3.Row | None) -> dict[str, Any]:
+        """The workflow from its ``stored`` row, with ``original_created_*`` from version 1
+        (``first``: its two fields, None when the workflow has no version 1 any more)."""
         doc = _row_to_workflow(stored)
-        if self._row["has_first"]:
-            doc["original_created_by"] = self._row["first_created_by"]
-            doc["original_created_at"] = self._row["first_created_at"]
+        if first is not None:
+            doc["original_created_by"] = first["first_created_by"]
+            doc["original_created_at"] = first["first_created_at"]
         else:
             doc["original_created_by"] = doc.get("created_by")
             doc["original_created_at"] = doc.get("created_at")
@@ -243,17 +244,14 @@ class Store:
         if folder_id is not None:
             where.append("w.folder_id = ?")
             args.append(folder_id)
-        # no document here: a page shows a few of the workflows, its documents are read by
-        # ``documents``; of version 1 only the two fields a list shows
+        # no document here, not even version 1's: a page shows a few of the workflows, and
+        # ``documents`` reads theirs (SQLite parsing every version 1 to extract two fields was
+        # most of a list's cost)
         rows = self._query(
-            "SELECT w.workflow_id, w.workflow_permanent_id, w.title, w.folder_id, w.search_terms, "
-            "first.workflow_id IS NOT NULL AS has_first, "
-            "json_extract(first.document, '$.created_by') AS first_created_by, "
-            "json_extract(first.document, '$.created_at') AS first_created_at FROM workflows w "
+            "SELECT w.workflow_id, w.workflow_permanent_id, w.title, w.folder_id, w.search_terms FROM workflows w "
             "JOIN (SELECT workflow_permanent_id, MAX(version) AS version FROM workflows "
             "      WHERE organization_id = ? AND deleted_at IS NULL GROUP BY workflow_permanent_id) latest "
             "  ON latest.workflow_permanent_id = w.workflow_permanent_id AND latest.version = w.version "
-            "LEFT JOIN workflows first ON first.workflow_permanent_id = w.workflow_permanent_id AND first.version = 1 "
             f"WHERE {' AND '.join(where)} ORDER BY w.created_at DESC, w.rowid DESC",
             args,
         )
@@ -285,10 +283,18 @@ class Store:
         if not listed:
             return []
         ids = [item.workflow_id for item in listed]
-        rows = self._query(
-            f"SELECT workflow_id, document, deleted_at FROM workflows WHERE workflow_id IN ({', '.join('?' for _ in ids)})", ids)
+        marks = ", ".join("?" for _ in ids)
+        with self._lock:  # the documents and their versions 1 from the same state of the store
+            rows = self._db.execute(
+                f"SELECT workflow_id, document, deleted_at FROM workflows WHERE workflow_id IN ({marks})", ids).fetchall()
+            wpids = [item.workflow_permanent_id for item in listed]
+            firsts = self._db.execute(
+                "SELECT workflow_permanent_id, json_extract(document, '$.created_by') AS first_created_by, "
+                "json_extract(document, '$.created_at') AS first_created_at FROM workflows "
+                f"WHERE version = 1 AND workflow_permanent_id IN ({marks})", wpids).fetchall()
         by_id = {row["workflow_id"]: row for row in rows}
-        return [item.document(by_id[item.workflow_id]) for item in listed]
+        first_of = {row["workflow_permanent_id"]: row for row in firsts}
+        return [item.document(by_id[item.workflow_id], first_of.get(item.workflow_permanent_id)) for item in listed]
 
     # ------------------------------------------------------------------ workflows: writes
 
