@@ -46,3 +46,30 @@ def test_checking_a_valid_file_skips_python_jsonschema_and_the_server():
     got = loaded("check", str(VALID_FILE))
     assert "wflint.api" in got and "jsonschema_rs" in got  # the probe sees the check's imports
     assert got & {"jsonschema", "starlette", "pydantic", "wflint.server", "wflint.fix"} == set()
+
+
+SIMPLE_TEMPLATES = """\
+title: t
+workflow_definition:
+  parameters:
+    - {parameter_type: workflow, key: site, workflow_parameter_type: string}
+  blocks:
+    - block_type: navigation
+      label: open
+      url: "{{ site }}"
+      navigation_goal: "Open {{ site | upper }} and read {{ open_output.price }}"
+"""
+
+
+def test_checking_plain_templates_does_not_import_jinja2(tmp_path):
+    # ``{{ name }}``, ``{{ name.attr }}``, ``{{ name | filter }}`` are read without Jinja's parser
+    path = tmp_path / "flow.yaml"
+    path.write_text(SIMPLE_TEMPLATES)
+    got = loaded("check", str(path))
+    assert "wflint.api" in got and "jinja2" not in got
+
+
+def test_a_template_with_a_statement_still_imports_jinja2(tmp_path):
+    path = tmp_path / "flow.yaml"
+    path.write_text(SIMPLE_TEMPLATES.replace("{{ site | upper }}", "{% if site %}{{ site }}{% endif %}"))
+    assert "jinja2" in loaded("check", str(path))

@@ -12,7 +12,7 @@ import builtins
 from typing import Any, Iterator
 
 from ..checks import template_sites
-from ..checks.template_analysis import ENV
+from ..checks.template_analysis import environment
 from ..diagnostics import Pos
 from ..workflow.view import Block, Workflow
 
@@ -94,7 +94,7 @@ def loaded_names(tree: ast.AST) -> Iterator[ast.Name]:
 def jinja_tree(text: str) -> Any | None:
     """The Jinja AST of a template (None when it does not parse: WF401's)."""
     try:
-        return ENV.parse(text)
+        return environment().parse(text)
     except Exception:  # noqa: BLE001 - any parse failure is WF401's business
         return None
 
