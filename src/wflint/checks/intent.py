@@ -10,15 +10,16 @@ language server read the suggestion back with ``suggested_name`` and rename to i
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Iterable
+
+from ..patterns import lazy
 
 #: how alike two names must be (``difflib`` ratio) to count as a misspelling of each other
 CUTOFF = 0.75
 #: a shorter key is never read as the start of a longer field (``url`` is no ``url_...``)
 SHORTEST_PREFIX = 4
 
-_DID_YOU_MEAN = re.compile(r"did you mean '([^']+)'\?")
+_DID_YOU_MEAN = lazy(r"did you mean '([^']+)'\?")
 
 
 def near_misses(word: str, candidates: Iterable[str]) -> list[str]:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import unicodedata
 from typing import Any, Iterable, Sequence
+
+from ..patterns import lazy
 
 # --------------------------------------------------------------------------- identifiers (§5.2, §4.1)
 
@@ -79,7 +80,7 @@ _CODE_KEY_SHAPE = "error code keys must be trimmed, non-empty strings of at most
 _CODE_KEY_CONTROL = "error code keys must not contain Unicode category-C characters"
 _CODE_DESC_SHAPE = "error code descriptions must be trimmed, non-empty strings of at most 2000 characters"
 _CODE_DESC_CONTROL = "error code descriptions must not contain Unicode category-C characters"
-_LITERAL_CODE = re.compile(r"[A-Za-z0-9_.:\-]+")
+_LITERAL_CODE = lazy(r"[A-Za-z0-9_.:\-]+")
 _TEMPLATE_MARKERS = ("{{", "{%", "{#")
 
 

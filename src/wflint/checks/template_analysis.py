@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..document.limits import DEFAULT as DEFAULT_LIMITS, exceeded, template_depth
+from ..patterns import lazy
 
 if TYPE_CHECKING:
     from jinja2 import TemplateSyntaxError, nodes
@@ -53,10 +54,10 @@ _DELIMS = ("{{", "{%", "{#")
 # ``{{ name }}``, ``{{ name.attr }}``, ``{{ name | filter }}``: by far the most common
 # templates; a string made of only these cannot fail to parse, so it skips Jinja's parser
 # (which costs about half a millisecond a string)
-_SIMPLE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*"
+_SIMPLE = lazy(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*"
                      r"(?:\|[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*)*\}\}")
 # statements that bind names; without them every name a template loads is a context read
-_BINDERS = re.compile(r"\{%[-+]?\s*(?:for|set|macro|call|with|import|from|filter|block)\b")
+_BINDERS = lazy(r"\{%[-+]?\s*(?:for|set|macro|call|with|import|from|filter|block)\b")
 # words the Jinja parser treats specially at the start of an expression
 _NOT_PLAIN_NAMES = frozenset({
     "not", "and", "or", "in", "is", "if", "else", "true", "false", "none", "True", "False", "None",

@@ -18,7 +18,6 @@ Design choices, each mirroring how the service reads input (reference §1, §5.8
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from .. import model
 from . import editor_schema
 from . import types as t
 from .responses import RESPONSE_OBJECTS
+from ..patterns import lazy
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://wflint.dev/schemas/"
@@ -258,7 +258,7 @@ def _referenced(root: str, defs: dict[str, Any]) -> dict[str, Any]:
     return {name: defs[name] for name in defs if name in seen}
 
 
-_REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
+_REF = lazy(r'"\$ref": "#/\$defs/([^"]+)"')
 
 
 def _document(file_name: str, title: str, root_ref: str, description: str, defs: dict[str, Any],

@@ -28,11 +28,11 @@ time ("Failed to format Jinja style parameter").
 """
 
 import difflib
-import re
 import sys
 
 from ..checks import template_sites
 from .verdicts import service_verdict
+from ..patterns import lazy
 
 CODE = "WF401"
 NAME = "template-syntax"
@@ -87,7 +87,7 @@ def check(wf):
         yield wf.diag(rule, message, site.path, help=hint(problem.message), service=verdict, start=start, end=end)
 
 
-_CLOSER = re.compile(r"[}%#]}")
+_CLOSER = lazy(r"[}%#]}")
 
 
 def _error_span(text: str, offset: int) -> tuple[int, int]:

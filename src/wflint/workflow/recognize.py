@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..document.nodes import Node
 from .stored_form import is_stored_form
+from ..patterns import lazy
 
 REQUEST_KEY = "workflow_definition"
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
@@ -35,7 +36,7 @@ TOP_LEVEL_KEYS = (REQUEST_KEY, *ENVELOPE_KEYS)
 #: workflow
 SCHEMA_FILES = ("workflow-file.schema.json", "workflow-file.editor.schema.json", "workflow-definition.schema.json",
                 "update-body.schema.json", "workflow.schema.json")
-_MODELINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.MULTILINE)
+_MODELINE = lazy(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.MULTILINE)
 #: how close a top-level key must be to a workflow key to count as a typo of it (difflib's
 #: ratio): one or two letters off in ``workflow_definition`` is about 0.95; a plain
 #: ``definition`` key (0.8 against ``json_definition``) belongs to other tools
