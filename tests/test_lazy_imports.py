@@ -73,3 +73,47 @@ def test_a_template_with_a_statement_still_imports_jinja2(tmp_path):
     path = tmp_path / "flow.yaml"
     path.write_text(SIMPLE_TEMPLATES.replace("{{ site | upper }}", "{% if site %}{{ site }}{% endif %}"))
     assert "jinja2" in loaded("check", str(path))
+
+
+def test_rule_imports_only_the_rule_it_shows():
+    code = """
+import contextlib, io, sys
+from wflint.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(["rule", "WF201"])
+    except SystemExit:
+        pass
+print(" ".join(m for m in sys.modules if m.startswith("wflint.rules.wf")))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["wflint.rules.wf201_duplicate_label"]
+
+
+def test_a_rule_found_before_the_registry_is_the_registrys_rule():
+    # lookup() imports one module by its file name before the registry exists; it must find
+    # what the registry finds, by code and by name, and nothing for near misses
+    code = """
+from wflint import rules
+keys = [m.partition("_")[0].upper() for m in rules._module_names()]
+keys += [m.partition("_")[2].replace("_", "-") for m in rules._module_names()]
+keys += ["wf201", " WF201 ", "Duplicate-Label"]
+early = {k: rules.lookup(k) for k in keys}
+assert rules.registry.cache_info().currsize == 0  # each found by its own module
+misses = ["duplicate_label", "WF2", "WF999", "ALL", ""]  # these fall back to the registry
+early.update({k: rules.lookup(k) for k in misses})
+keys += misses
+late = {k: rules.registry().get(k.strip().upper()) or rules.by_name().get(k.strip().lower()) for k in keys}
+assert early == late, [k for k in keys if early[k] != late[k]]
+print(sum(v is not None for v in early.values()))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) > 100
+
+
+def test_every_rule_module_is_named_after_its_code_and_name():
+    from wflint.rules import registry
+
+    for rule in registry().values():
+        assert rule.module.__name__ == f"wflint.rules.{rule.code.lower()}_{rule.name.replace('-', '_')}"
