@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .config import Config, ConfigError, discover, load, settings_text, with_limits
-from .diagnostics import at_or_above, finalize
-from .document.source import decode, split_lines
-from .report import color, progress, statistics
-from .report.formats import FORMATS, HUMAN_FORMATS, render
-from .report.output_file import OutputFileError, write_report
-from .report.safe_text import printable
+from .report import color
+from .report.formats import FORMATS, HUMAN_FORMATS
 
 if TYPE_CHECKING:  # the library API (parsers, rules, validators) is imported by the commands that use it
     from .api import Report
+    from .config import Config
+
+# The rest (configuration, reporting) is imported by the commands that use it: `--version`
+# and `rule` pay for click and little else.
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -58,6 +57,8 @@ class _LineCache:
 
 
 def _split_lines(data: bytes) -> list[str] | None:
+    from .document.source import decode, split_lines
+
     source, _ = decode(data)
     if source is None:
         return None
@@ -132,6 +133,10 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     directory only files whose content is a workflow are, and `--show-files` says why the
     others were left alone."""
     from .api import InternalError
+    from .config import ConfigError, discover, load, settings_text, with_limits
+    from .diagnostics import at_or_above, finalize
+    from .report import progress, statistics
+    from .report.safe_text import printable
 
     try:
         cfg = load(config_path) if config_path else discover(Path.cwd())
@@ -214,6 +219,9 @@ def _emit(
     docs_url: str | None = None,
 ) -> None:
     """Print the report (or write it to ``output_file`` and print a summary line)."""
+    from .report import statistics
+    from .report.formats import render
+    from .report.output_file import OutputFileError, write_report
     from .rules import registry
 
     if show_statistics:
@@ -250,6 +258,8 @@ def _print_all(text: str) -> None:
 
 
 def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
+    from .config import ConfigError
+
     values: dict[str, int] = {}
     for spec in _split(specs):
         name, sep, number = spec.partition("=")
@@ -352,6 +362,7 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
 @click.option("--coverage", "show_coverage", is_flag=True, help="Run each workflow's test file (NAME.test.yaml) and draw in pink what no case exercised.")
 def graph(paths, fmt, out, parameters, show_coverage) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
+    from .config import ConfigError, discover
     from .graph import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
 
     try:
