@@ -496,3 +496,37 @@ def test_defaults_are_consistent_with_required():
                 assert f.default is MISSING, (m.name, f.name)
             if f.default is None:
                 assert f.nullable, (m.name, f.name)
+
+
+def test_lint_schemas_build_only_the_definitions_they_reach():
+    # a fresh process: the registry of definitions is per process and other tests fill it
+    import subprocess
+    import sys
+
+    code = """
+from wflint.model import releases, schema, validators
+validators.lint_schema("block.wait")
+built = set(validators._lint_defs(releases.NEWEST)._built)
+assert "block.wait" in built and "block.navigation" not in built, built
+assert len(built) < len(schema.all_defs()) // 4, len(built)
+# and each is what inlining the fully built definitions gives
+for version in releases.RELEASES:
+    full = dict(schema.all_defs(version))
+    full["block"] = validators._lint_defs(version)["block"]
+    full["loop_block"] = validators._lint_defs(version)["loop_block"]
+    full["parameter"] = validators._lint_defs(version)["parameter"]
+    for name in full:
+        assert validators.lint_schema(name, version) == validators._inline(full[name], full), name
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_all_defs_keeps_its_order_and_content_when_built_from_the_builders():
+    from wflint.model import schema
+
+    built = schema.all_defs()
+    builders = schema.def_builders()
+    assert list(built) == list(builders)
+    assert all(builders[name]() == built[name] for name in built)
+    assert list(built)[:2] == ["BlockType", "ParameterType"] and list(built)[-3:] == ["block", "loop_block", "parameter"]
