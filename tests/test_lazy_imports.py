@@ -117,3 +117,21 @@ def test_every_rule_module_is_named_after_its_code_and_name():
 
     for rule in registry().values():
         assert rule.module.__name__ == f"wflint.rules.{rule.code.lower()}_{rule.name.replace('-', '_')}"
+
+
+def test_a_check_leaves_its_objects_to_the_os_at_exit_and_still_writes_everything(tmp_path):
+    # the interpreter's last collections would walk every object of the run; ``check`` freezes
+    # them in an atexit handler. A handler registered before the command runs after it.
+    path = tmp_path / "flow.yaml"
+    path.write_text(SIMPLE_TEMPLATES.replace("navigation_goal:", "navigation_gol:"))
+    out_file = tmp_path / "report.json"
+    code = f"""
+import atexit, gc, sys
+atexit.register(lambda: print("frozen", gc.get_freeze_count() > 0))
+from wflint.cli import main
+main(["check", "--format", "json", "-o", {str(out_file)!r}, {str(path)!r}])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1, out.stderr
+    assert out.stdout.strip() == "frozen True"
+    assert '"code": "WF109"' in out_file.read_text()  # the misspelt navigation_gol

@@ -6,6 +6,8 @@ unreadable-path error; 3 internal error (a short message; ``--debug`` shows the 
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import sys
 from pathlib import Path
@@ -76,6 +78,26 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
+def _skip_final_collections() -> None:
+    """Leave the run's objects to the operating system at exit (an ``atexit`` handler of the
+    one-shot commands). The interpreter's last garbage collections walk every object the model,
+    the rules and the validators made, about 14 ms of a one-file check, only to free memory the
+    process is about to give back. Objects outside reference cycles are still finalized as the
+    modules are torn down, and the standard streams are still flushed; the command's own files
+    are closed before it returns."""
+    gc.freeze()
+
+
+def _at_exit_skip_final_collections() -> None:
+    global _EXIT_HANDLER_SET
+    if not _EXIT_HANDLER_SET:
+        atexit.register(_skip_final_collections)
+        _EXIT_HANDLER_SET = True
+
+
+_EXIT_HANDLER_SET = False
+
+
 class _LazyGroup(click.Group):
     """A group whose heavier subcommands are imported on first use."""
 
@@ -132,6 +154,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     A file named (or standard input) is checked as a workflow whatever it holds; in a walked
     directory only files whose content is a workflow are, and `--show-files` says why the
     others were left alone."""
+    _at_exit_skip_final_collections()
     from .api import InternalError
     from .config import ConfigError, discover, load, settings_text, with_limits
     from .diagnostics import at_or_above, finalize
