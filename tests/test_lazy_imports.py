@@ -135,3 +135,11 @@ main(["check", "--format", "json", "-o", {str(out_file)!r}, {str(path)!r}])
     assert out.returncode == 1, out.stderr
     assert out.stdout.strip() == "frozen True"
     assert '"code": "WF109"' in out_file.read_text()  # the misspelt navigation_gol
+
+
+@pytest.mark.skipif(__import__("importlib.util").util.find_spec("pygls") is None, reason="the lsp extra is not installed")
+def test_the_language_server_starts_without_the_fixer():
+    # quick fixes and renames import it on their first request; the first diagnostics do not wait
+    code = "import sys, wflint.lsp.server; print(' '.join(m for m in sys.modules if m.startswith('wflint.fix')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == []
