@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import json
-import unicodedata
 from typing import Any, Iterable, Sequence
 
 from ..patterns import lazy
@@ -86,7 +85,9 @@ _TEMPLATE_MARKERS = ("{{", "{%", "{#")
 
 def has_category_c(text: str) -> bool:
     """Controls, format characters, surrogates, private use and unassigned code points."""
-    return any(unicodedata.category(ch).startswith("C") for ch in text)
+    from unicodedata import category  # here: only error codes are asked, and most files have none
+
+    return any(category(ch).startswith("C") for ch in text)
 
 
 def _is_trimmed_nonempty(value: Any, max_len: int) -> bool:
