@@ -143,3 +143,27 @@ def test_the_language_server_starts_without_the_fixer():
     code = "import sys, wflint.lsp.server; print(' '.join(m for m in sys.modules if m.startswith('wflint.fix')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.split() == []
+
+
+CLEAN = SIMPLE_TEMPLATES.replace("{{ open_output.price }}", "the price")
+
+
+def test_checking_a_clean_file_without_configuration_imports_only_what_it_needs(tmp_path):
+    # near-miss suggestions (difflib), error-code checks (unicodedata), TOML (no config file
+    # here), Jinja's parser, the fixer, the server and the language server are for other files
+    path = tmp_path / "flow.yaml"
+    path.write_text(CLEAN)
+    code = """
+import sys
+from wflint.cli import main
+try:
+    main(["check", "flow.yaml"])
+except SystemExit as exc:
+    print("exit", exc.code)
+print(" ".join(m for m in ("difflib", "unicodedata", "tomllib", "jinja2", "jsonschema", "wflint.fix",
+                           "wflint.server", "wflint.lsp", "pygls", "sqlite3") if m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
+    lines = out.stdout.splitlines()
+    assert lines[0] == "exit 0", out.stdout + out.stderr
+    assert lines[1:] in ([], [""])

@@ -9,7 +9,6 @@ language server read the suggestion back with ``suggested_name`` and rename to i
 
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 from ..patterns import lazy
@@ -29,6 +28,8 @@ def near_misses(word: str, candidates: Iterable[str]) -> list[str]:
     pool = [c for c in candidates if c != word]
     if not pool or len(word) > 100:
         return []
+    import difflib  # here: only an unknown name asks, and most files have none
+
     close = difflib.get_close_matches(word, pool, n=3, cutoff=CUTOFF)
     if close:
         return close
@@ -45,6 +46,8 @@ def one_near_miss(word: str, candidates: Iterable[str]) -> str | None:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
+        import difflib
+
         ratio = [difflib.SequenceMatcher(None, word, c).ratio() for c in found[:2]]
         if ratio[0] >= CUTOFF and ratio[0] - ratio[1] >= 0.05:
             return found[0]  # clearly the nearest of the close spellings

@@ -27,7 +27,6 @@ time ("Failed to format Jinja style parameter").
         navigation_goal: "Search for {{ product_name }}"
 """
 
-import difflib
 import sys
 
 from ..checks import template_sites
@@ -116,6 +115,8 @@ def _consequence(site) -> str:
 def hint(message: str) -> str | None:
     """A suggestion for the most common Jinja mistakes."""
     if message.startswith("Encountered unknown tag"):
+        import difflib  # here: only a template that fails to parse asks
+
         name = message.split("'")[1] if "'" in message else ""
         close = difflib.get_close_matches(name, _TAGS, n=1, cutoff=0.6)
         if close and close[0] != name:

@@ -20,7 +20,6 @@ Anything else is skipped, with the reason ``--show-files`` prints.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
@@ -59,6 +58,8 @@ def near_miss(key: object) -> str | None:
     """The workflow key ``key`` is a typo of, if any (never the key itself)."""
     if not isinstance(key, str) or key in TOP_LEVEL_KEYS:
         return None
+    import difflib  # here: only an unknown name asks, and most files have none
+
     close = difflib.get_close_matches(key.lower(), TOP_LEVEL_KEYS, n=1, cutoff=NEAR_MISS_CUTOFF)
     return close[0] if close else None
 
