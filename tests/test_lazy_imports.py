@@ -11,7 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 VALID_FILE = next(p for p in sorted((ROOT / "fixtures" / "valid").iterdir()) if p.suffix == ".yaml")
-HEAVY = ("jsonschema", "jsonschema_rs", "jinja2", "starlette", "uvicorn", "pydantic", "wflint.server", "wflint.fix", "wflint.api")
+HEAVY = ("jsonschema", "jsonschema_rs", "jinja2", "starlette", "uvicorn", "pydantic", "wflint.server", "wflint.fix", "wflint.api",
+         "pygls", "lsprotocol", "sqlite3", "tomllib", "wflint.rules", "wflint.config")
 
 PROBE = """
 import contextlib, io, sys
@@ -34,6 +35,12 @@ def loaded(*args: str) -> set[str]:
 
 def test_version_loads_nothing_heavy():
     assert loaded("--version") == set()
+
+
+def test_importing_the_command_line_loads_click_and_the_format_names_only():
+    code = "import sys, wflint.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith('wflint'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["wflint", "wflint.cli", "wflint.report", "wflint.report.color", "wflint.report.formats"]
 
 
 def test_rule_does_not_load_the_validators_or_the_server():
