@@ -174,3 +174,19 @@ print(" ".join(m for m in ("difflib", "unicodedata", "tomllib", "jinja2", "jsons
     lines = out.stdout.splitlines()
     assert lines[0] == "exit 0", out.stdout + out.stderr
     assert lines[1:] in ([], [""])
+
+
+@pytest.mark.parametrize("target, collecting", [("flow.yaml", False), (".", True)])
+def test_the_collector_stays_off_for_one_file_only(tmp_path, target, collecting):
+    # one file: the collection after its check would only free what the exit gives back; a
+    # walk of many files collects between them, so memory stays flat
+    (tmp_path / "flow.yaml").write_text(CLEAN)
+    code = f"""
+import atexit, gc
+atexit.register(lambda: print("collecting", gc.isenabled()))
+from wflint.cli import main
+main(["check", {target!r}])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["collecting", str(collecting)]
