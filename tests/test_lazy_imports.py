@@ -190,3 +190,18 @@ main(["check", {target!r}])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["collecting", str(collecting)]
+
+
+def test_a_check_called_in_a_process_that_goes_on_leaves_the_collector_as_it_was(tmp_path):
+    # a test or a tool calling main() keeps its collector, and gets no exit handler
+    (tmp_path / "flow.yaml").write_text(CLEAN)
+    code = """
+import atexit, gc
+from click.testing import CliRunner
+import wflint.cli as cli
+result = CliRunner().invoke(cli.main, ["check", "flow.yaml"])
+print(result.exit_code, gc.isenabled(), cli._EXIT_HANDLER_SET)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "True", "False"]

@@ -98,6 +98,13 @@ def _at_exit_skip_final_collections() -> None:
 _EXIT_HANDLER_SET = False
 
 
+def _is_the_program() -> bool:
+    """Whether the command line is the process's program (``wflint``, ``python -m wflint``:
+    their ``__main__`` module calls this ``main``), so that the process ends with the command;
+    not when a test or a tool calls ``main`` in a process that goes on."""
+    return getattr(sys.modules.get("__main__"), "main", None) is main
+
+
 class _LazyGroup(click.Group):
     """A group whose heavier subcommands are imported on first use."""
 
@@ -154,11 +161,14 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     A file named (or standard input) is checked as a workflow whatever it holds; in a walked
     directory only files whose content is a workflow are, and `--show-files` says why the
     others were left alone."""
-    _at_exit_skip_final_collections()
+    program = _is_the_program()
+    if program:
+        _at_exit_skip_final_collections()
     # the library's modules make long-lived objects, not garbage: the cycle collector, left
     # running while they are imported, rescans them a few dozen times (about 3 ms) and frees
-    # nothing. With one file to check it stays off: its one collection after the check (which
-    # also rescans every module imported during it) would free what the exit gives back anyway.
+    # nothing. When the process ends with the check of one file, it stays off: its one
+    # collection after the check (which also rescans every module imported during it) would
+    # free what the exit gives back a moment later.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -168,7 +178,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         from .report import progress, statistics
         from .report.safe_text import printable
     finally:
-        if collecting and not (len(paths) == 1 and (paths[0] == "-" or os.path.isfile(paths[0]))):
+        if collecting and not (program and len(paths) == 1 and (paths[0] == "-" or os.path.isfile(paths[0]))):
             gc.enable()
 
     try:
