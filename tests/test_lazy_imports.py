@@ -205,3 +205,21 @@ print(result.exit_code, gc.isenabled(), cli._EXIT_HANDLER_SET)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "True", "False"]
+
+
+def test_version_reads_the_release_list_without_building_the_model():
+    code = """
+import contextlib, io, sys
+from wflint.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    try:
+        main(["--version"])
+    except SystemExit:
+        pass
+print(" ".join(sorted(m for m in sys.modules if m.startswith("wflint.model"))))
+print(out.getvalue().strip())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    modules, version = out.stdout.splitlines()
+    assert modules.split() == ["wflint.model", "wflint.model.releases"]
+    assert "1.0.56" in version

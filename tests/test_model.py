@@ -530,3 +530,16 @@ def test_all_defs_keeps_its_order_and_content_when_built_from_the_builders():
     assert list(built) == list(builders)
     assert all(builders[name]() == built[name] for name in built)
     assert list(built)[:2] == ["BlockType", "ParameterType"] and list(built)[-3:] == ["block", "loop_block", "parameter"]
+
+
+def test_every_public_name_of_the_model_package_resolves_to_the_newest_release():
+    # the derived names are made on first read (module __getattr__); each must resolve
+    for name in model.__all__:
+        assert getattr(model, name) is not None, name
+    newest = model.release(model.NEWEST)
+    assert model.NEWEST_RELEASE is newest
+    assert model.BLOCK_TYPES is newest.BLOCK_TYPES and model.OBJECTS is newest.OBJECTS
+    assert model.REQUEST is newest.REQUEST and model.COMMON_BLOCK_FIELDS is newest.COMMON_BLOCK_FIELDS
+    assert model.TASK_STYLE_TYPES == tuple(t for t, m in newest.BLOCK_TYPES.items() if m.extra.get("task_style"))
+    with pytest.raises(AttributeError):
+        model.NO_SUCH_NAME  # noqa: B018
