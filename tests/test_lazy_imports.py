@@ -76,6 +76,14 @@ def test_checking_plain_templates_does_not_import_jinja2(tmp_path):
     assert "wflint.api" in got and "jinja2" not in got
 
 
+def test_checking_comparisons_arithmetic_and_filter_arguments_does_not_import_jinja2(tmp_path):
+    path = tmp_path / "flow.yaml"
+    path.write_text(SIMPLE_TEMPLATES.replace(
+        "{{ site | upper }}", "{{ site | replace('/', '_') }} {{ site == 'x' }} {{ 'a' if site else 'b' }}"))
+    got = loaded("check", str(path))
+    assert "wflint.api" in got and "jinja2" not in got
+
+
 def test_a_template_with_a_statement_still_imports_jinja2(tmp_path):
     path = tmp_path / "flow.yaml"
     path.write_text(SIMPLE_TEMPLATES.replace("{{ site | upper }}", "{% if site %}{{ site }}{% endif %}"))

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..document.limits import DEFAULT as DEFAULT_LIMITS, exceeded, template_depth
+from . import template_expressions
 from ..patterns import lazy
 
 if TYPE_CHECKING:
@@ -117,6 +118,12 @@ def analyze(text: str, depth_limit: int = DEFAULT_LIMITS.template_depth) -> Anal
     if template_depth(text, depth_limit) > depth_limit:
         message = exceeded("template_depth", "a template nests too deeply", depth_limit)
         return Analysis(SyntaxProblem(message, 1, 0, exact=False, limit=True))
+    # plain expressions (comparisons, arithmetic, filters with arguments) are read without
+    # Jinja's parser too: the same answer (a test holds them equal), and no Jinja2 import
+    expressions = template_expressions.reads(text, JINJA_GLOBALS)
+    if expressions is not None:
+        found, tags = expressions
+        return Analysis(None, tuple(Read(n, o, a) for n, o, a in found), tags)
     return _parse(text)
 
 
