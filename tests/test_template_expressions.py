@@ -160,3 +160,12 @@ def test_generated_templates_read_the_same():
     texts = [_template(rng) for _ in range(3000)]
     read = sum(assert_same_as_jinja(t) for t in texts)
     assert read > 1000  # most generated templates are in the grammar; the mutations mostly not
+
+
+def test_line_numbers_are_counted_once_along_the_text():
+    # a keyword named like a later read, on earlier lines, is passed over as Jinja passes it
+    text = "a\n{{ f(x=1) }} b\n{{ x.y }} {{ f(x=2) }}\nc {{ x.z }}"
+    assert assert_same_as_jinja(text)
+    long = "{{ f(x=1) }}\n" * 5000 + "{{ x }}"
+    found, _ = te.reads(long, ta.JINJA_GLOBALS)
+    assert found[-1] == ("x", len(long) - 5, ())

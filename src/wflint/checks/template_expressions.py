@@ -278,10 +278,17 @@ def reads(text: str, globals_: frozenset[str]) -> tuple[tuple[tuple[str, int, tu
     for name, key in chains:
         if name in attrs and key not in attrs[name]:
             attrs[name].append(key)
+    # line numbers as Jinja's tokens carry them, counted once along the text
+    line_of: dict[int, int] = {}
+    line, counted = 1, 0
+    for _, _, offset in seen:
+        line += text.count("\n", counted, offset)
+        counted = offset
+        line_of[offset] = line
     first_line: dict[str, int] = {}
     for name, offset in loads:
         if name in names and name not in first_line:
-            first_line[name] = text.count("\n", 0, offset) + 1
+            first_line[name] = line_of[offset]
     offsets: dict[str, int] = {}
     prev = None
     for kind, value, offset in seen:
@@ -290,7 +297,7 @@ def reads(text: str, globals_: frozenset[str]) -> tuple[tuple[tuple[str, int, tu
             # 'set' a name is an attribute, a filter, a test or a target, not a read
             after_operator = prev is not None and (
                 (prev[0] == "op" and prev[1] in (".", "|")) or (prev[0] == "name" and prev[1] in ("is", "for", "set")))
-            if not after_operator and text.count("\n", 0, offset) + 1 >= first_line[value]:
+            if not after_operator and line_of[offset] >= first_line[value]:
                 offsets[value] = offset
         prev = (kind, value)
     ordered = sorted(names, key=lambda n: (offsets.get(n, len(text)), n))
