@@ -496,3 +496,50 @@ def test_defaults_are_consistent_with_required():
                 assert f.default is MISSING, (m.name, f.name)
             if f.default is None:
                 assert f.nullable, (m.name, f.name)
+
+
+def test_lint_schemas_build_only_the_definitions_they_reach():
+    # a fresh process: the registry of definitions is per process and other tests fill it
+    import subprocess
+    import sys
+
+    code = """
+from wflint.model import releases, schema, validators
+validators.lint_schema("block.wait")
+built = set(validators._lint_defs(releases.NEWEST)._built)
+assert "block.wait" in built and "block.navigation" not in built, built
+assert len(built) < len(schema.all_defs()) // 4, len(built)
+# and each is what inlining the fully built definitions gives
+for version in releases.RELEASES:
+    full = dict(schema.all_defs(version))
+    full["block"] = validators._lint_defs(version)["block"]
+    full["loop_block"] = validators._lint_defs(version)["loop_block"]
+    full["parameter"] = validators._lint_defs(version)["parameter"]
+    for name in full:
+        assert validators.lint_schema(name, version) == validators._inline(full[name], full), name
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_all_defs_keeps_its_order_and_content_when_built_from_the_builders():
+    from wflint.model import schema
+
+    built = schema.all_defs()
+    builders = schema.def_builders()
+    assert list(built) == list(builders)
+    assert all(builders[name]() == built[name] for name in built)
+    assert list(built)[:2] == ["BlockType", "ParameterType"] and list(built)[-3:] == ["block", "loop_block", "parameter"]
+
+
+def test_every_public_name_of_the_model_package_resolves_to_the_newest_release():
+    # the derived names are made on first read (module __getattr__); each must resolve
+    for name in model.__all__:
+        assert getattr(model, name) is not None, name
+    newest = model.release(model.NEWEST)
+    assert model.NEWEST_RELEASE is newest
+    assert model.BLOCK_TYPES is newest.BLOCK_TYPES and model.OBJECTS is newest.OBJECTS
+    assert model.REQUEST is newest.REQUEST and model.COMMON_BLOCK_FIELDS is newest.COMMON_BLOCK_FIELDS
+    assert model.TASK_STYLE_TYPES == tuple(t for t, m in newest.BLOCK_TYPES.items() if m.extra.get("task_style"))
+    with pytest.raises(AttributeError):
+        model.NO_SUCH_NAME  # noqa: B018

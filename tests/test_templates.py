@@ -96,6 +96,14 @@ def test_the_fast_path_agrees_with_the_parser(text):
     assert fast.reads == full.reads and fast.tags == full.tags and full.error is None
 
 
+def test_jinja_globals_are_the_service_environments():
+    # spelt out in template_analysis so that reading them does not import Jinja2
+    from jinja2.sandbox import SandboxedEnvironment
+
+    assert tp.JINJA_GLOBALS == frozenset(SandboxedEnvironment().globals)
+    assert tp.environment() is tp.ENV and isinstance(tp.ENV, SandboxedEnvironment)
+
+
 def test_results_are_cached_per_string():
     text = "cached {{ value | default(other) }}"
     assert tp.analyze(text) is tp.analyze(text)

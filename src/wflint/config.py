@@ -25,7 +25,6 @@ Globs have gitignore semantics and match paths relative to the configuration fil
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,6 +187,8 @@ def with_limits(base: Limits, values: dict[str, Any], origin: str) -> Limits:
 
 
 def load(path: Path) -> Config:
+    import tomllib  # here: a run with no configuration file never needs it
+
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
@@ -217,6 +218,8 @@ def discover(start: Path) -> Config:
             return load(candidate)
         pyproject = d / "pyproject.toml"
         if pyproject.is_file():
+            import tomllib
+
             try:
                 with pyproject.open("rb") as fh:
                     data = tomllib.load(fh)

@@ -9,16 +9,16 @@ language server read the suggestion back with ``suggested_name`` and rename to i
 
 from __future__ import annotations
 
-import difflib
-import re
 from typing import Iterable
+
+from ..patterns import lazy
 
 #: how alike two names must be (``difflib`` ratio) to count as a misspelling of each other
 CUTOFF = 0.75
 #: a shorter key is never read as the start of a longer field (``url`` is no ``url_...``)
 SHORTEST_PREFIX = 4
 
-_DID_YOU_MEAN = re.compile(r"did you mean '([^']+)'\?")
+_DID_YOU_MEAN = lazy(r"did you mean '([^']+)'\?")
 
 
 def near_misses(word: str, candidates: Iterable[str]) -> list[str]:
@@ -28,6 +28,8 @@ def near_misses(word: str, candidates: Iterable[str]) -> list[str]:
     pool = [c for c in candidates if c != word]
     if not pool or len(word) > 100:
         return []
+    import difflib  # here: only an unknown name asks, and most files have none
+
     close = difflib.get_close_matches(word, pool, n=3, cutoff=CUTOFF)
     if close:
         return close
@@ -44,6 +46,8 @@ def one_near_miss(word: str, candidates: Iterable[str]) -> str | None:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
+        import difflib
+
         ratio = [difflib.SequenceMatcher(None, word, c).ratio() for c in found[:2]]
         if ratio[0] >= CUTOFF and ratio[0] - ratio[1] >= 0.05:
             return found[0]  # clearly the nearest of the close spellings

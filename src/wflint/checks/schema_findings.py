@@ -7,7 +7,6 @@ the WF101-WF105 rule modules yield their share of the findings, computed once pe
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -126,6 +125,8 @@ def _lax_kind(s: dict[str, Any]) -> str | None:
 
 
 def _map_error(err: ValidationError, base: Path) -> list[Finding]:
+    import difflib  # here: only a refused object is mapped, and most files have none
+
     path = base + tuple(err.absolute_path)
     v = err.validator
     inst = err.instance

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import functools
 import json
-import re
-import unicodedata
 from typing import Any, Iterable, Sequence
+
+from ..patterns import lazy
 
 # --------------------------------------------------------------------------- identifiers (§5.2, §4.1)
 
@@ -79,13 +79,15 @@ _CODE_KEY_SHAPE = "error code keys must be trimmed, non-empty strings of at most
 _CODE_KEY_CONTROL = "error code keys must not contain Unicode category-C characters"
 _CODE_DESC_SHAPE = "error code descriptions must be trimmed, non-empty strings of at most 2000 characters"
 _CODE_DESC_CONTROL = "error code descriptions must not contain Unicode category-C characters"
-_LITERAL_CODE = re.compile(r"[A-Za-z0-9_.:\-]+")
+_LITERAL_CODE = lazy(r"[A-Za-z0-9_.:\-]+")
 _TEMPLATE_MARKERS = ("{{", "{%", "{#")
 
 
 def has_category_c(text: str) -> bool:
     """Controls, format characters, surrogates, private use and unassigned code points."""
-    return any(unicodedata.category(ch).startswith("C") for ch in text)
+    from unicodedata import category  # here: only error codes are asked, and most files have none
+
+    return any(category(ch).startswith("C") for ch in text)
 
 
 def _is_trimmed_nonempty(value: Any, max_len: int) -> bool:

@@ -14,28 +14,51 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-from jinja2 import TemplateSyntaxError, meta, nodes
-from jinja2.lexer import TokenStream
-from jinja2.parser import Parser
-from jinja2.sandbox import SandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from ..document.limits import DEFAULT as DEFAULT_LIMITS, exceeded, template_depth
+from . import template_expressions
+from ..patterns import lazy
 
-#: the environment the service renders block templates with (default delimiters and globals)
-ENV = SandboxedEnvironment()
-#: names every template can use without the workflow defining them: Jinja's globals
-JINJA_GLOBALS = frozenset(ENV.globals)
+if TYPE_CHECKING:
+    from jinja2 import TemplateSyntaxError, nodes
+    from jinja2.parser import Parser
+    from jinja2.sandbox import SandboxedEnvironment
+
+_ENV: SandboxedEnvironment | None = None
+
+
+def environment() -> SandboxedEnvironment:
+    """The environment the service renders block templates with (default delimiters and
+    globals), made on first use: importing Jinja2 costs a fresh process about 20 ms, and most
+    templates (``{{ name.attr }}``) never reach its parser."""
+    global _ENV
+    if _ENV is None:
+        from jinja2.sandbox import SandboxedEnvironment
+
+        _ENV = SandboxedEnvironment()
+    return _ENV
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ENV":  # the old module constant, for callers that still read it
+        return environment()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: names every template can use without the workflow defining them: Jinja's globals (the
+#: environment's ``globals``, spelt out so that reading them does not import Jinja2; a test
+#: checks the two agree)
+JINJA_GLOBALS = frozenset({"cycler", "dict", "joiner", "lipsum", "namespace", "range"})
 
 _DELIMS = ("{{", "{%", "{#")
 # ``{{ name }}``, ``{{ name.attr }}``, ``{{ name | filter }}``: by far the most common
 # templates; a string made of only these cannot fail to parse, so it skips Jinja's parser
 # (which costs about half a millisecond a string)
-_SIMPLE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*"
+_SIMPLE = lazy(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]*"
                      r"(?:\|[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*)*\}\}")
 # statements that bind names; without them every name a template loads is a context read
-_BINDERS = re.compile(r"\{%[-+]?\s*(?:for|set|macro|call|with|import|from|filter|block)\b")
+_BINDERS = lazy(r"\{%[-+]?\s*(?:for|set|macro|call|with|import|from|filter|block)\b")
 # words the Jinja parser treats specially at the start of an expression
 _NOT_PLAIN_NAMES = frozenset({
     "not", "and", "or", "in", "is", "if", "else", "true", "false", "none", "True", "False", "None",
@@ -95,6 +118,12 @@ def analyze(text: str, depth_limit: int = DEFAULT_LIMITS.template_depth) -> Anal
     if template_depth(text, depth_limit) > depth_limit:
         message = exceeded("template_depth", "a template nests too deeply", depth_limit)
         return Analysis(SyntaxProblem(message, 1, 0, exact=False, limit=True))
+    # plain expressions (comparisons, arithmetic, filters with arguments) are read without
+    # Jinja's parser too: the same answer (a test holds them equal), and no Jinja2 import
+    expressions = template_expressions.reads(text, JINJA_GLOBALS)
+    if expressions is not None:
+        found, tags = expressions
+        return Analysis(None, tuple(Read(n, o, a) for n, o, a in found), tags)
     return _parse(text)
 
 
@@ -128,6 +157,11 @@ _BEGIN_END = {
 
 
 def _parse(text: str) -> Analysis:
+    from jinja2 import TemplateSyntaxError
+    from jinja2.lexer import TokenStream
+    from jinja2.parser import Parser
+
+    env = environment()
     raw: list[tuple[int, int, str]] = []  # (offset, end, type) of every lexer token
     seen: list[tuple[Any, int]] = []  # (parser token, its offset), in stream order
     lex_failed = [False]
@@ -135,7 +169,7 @@ def _parse(text: str) -> Analysis:
     def record():
         cursor = 0
         try:
-            for lineno, kind, value in ENV.lexer.tokeniter(text, None):
+            for lineno, kind, value in env.lexer.tokeniter(text, None):
                 # the lexer does not give offsets: find each token's text from the last one's end
                 found = text.find(value, cursor) if value else cursor
                 if found < 0:
@@ -148,11 +182,11 @@ def _parse(text: str) -> Analysis:
             raise
 
     def wrapped():
-        for token in ENV.lexer.wrap(record(), None, None):
+        for token in env.lexer.wrap(record(), None, None):
             seen.append((token, raw[-1][0] if raw else 0))
             yield token
 
-    parser = Parser(ENV, "")
+    parser = Parser(env, "")
     try:
         parser.stream = TokenStream(wrapped(), None, None)
         tree = parser.parse()
@@ -237,6 +271,8 @@ def _tag_spans(raw: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], .
 
 
 def _reads(text: str, tree: nodes.Template, seen: list[tuple[Any, int]]) -> tuple[Read, ...]:
+    from jinja2 import nodes
+
     loads: list[nodes.Name] = []
     chains: list[Any] = []
     for node in tree.find_all((nodes.Name, nodes.Getattr, nodes.Getitem)):
@@ -277,8 +313,13 @@ def _reads(text: str, tree: nodes.Template, seen: list[tuple[Any, int]]) -> tupl
     return tuple(Read(n, offsets.get(n, 0), tuple(attrs[n])) for n in ordered)
 
 
-_FALLBACK = (nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.With, nodes.Import, nodes.FromImport,
-             nodes.Block, nodes.Scope, nodes.OverlayScope, nodes.ScopedEvalContextModifier)
+@lru_cache(maxsize=1)
+def _fallback() -> tuple[type, ...]:
+    """The statements ``_undeclared`` leaves to ``find_undeclared_variables``."""
+    from jinja2 import nodes
+
+    return (nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.With, nodes.Import, nodes.FromImport,
+            nodes.Block, nodes.Scope, nodes.OverlayScope, nodes.ScopedEvalContextModifier)
 
 
 class _Unsupported(Exception):
@@ -289,6 +330,8 @@ def _undeclared(tree: nodes.Template) -> set[str]:
     """The names a template reads from its context, for templates whose only binding
     statements are ``{% for %}`` and ``{% set %}`` (the rest ask ``find_undeclared_variables``,
     which compiles the template and costs ten times more)."""
+    from jinja2 import meta
+
     try:
         out: set[str] = set()
         _body(tree.body, set(), out)
@@ -303,7 +346,9 @@ def _body(stmts, bound: set[str], out: set[str]) -> None:
 
 
 def _visit(node: nodes.Node, bound: set[str], out: set[str]) -> None:
-    if isinstance(node, _FALLBACK):
+    from jinja2 import nodes  # imported by then (the tree is Jinja's): a dictionary look-up
+
+    if isinstance(node, _fallback()):
         raise _Unsupported
     if isinstance(node, nodes.Name):
         if node.ctx == "load" and node.name not in bound:
@@ -338,6 +383,8 @@ def _visit(node: nodes.Node, bound: set[str], out: set[str]) -> None:
 
 
 def _stored(target: nodes.Node) -> set[str]:
+    from jinja2 import nodes
+
     return {n.name for n in target.find_all(nodes.Name) if n.ctx in ("store", "param")} | (
         {target.name} if isinstance(target, nodes.Name) else set())
 
@@ -387,7 +434,7 @@ def compile_error(text: str) -> tuple[str, int] | None:
     from jinja2 import TemplateSyntaxError
 
     try:
-        ENV.compile(text)
+        environment().compile(text)
     except TemplateSyntaxError as exc:
         return exc.message or str(exc), exc.lineno or 1
     return None

@@ -10,6 +10,8 @@ here; the mock's tests compare its verdicts with the library's on a set of probe
 import ipaddress
 import re
 
+from ..patterns import lazy
+
 
 MAX_LENGTH = 2083
 _HINT = "Use an HTTP or HTTPS URL with at most 2083 characters."
@@ -19,10 +21,10 @@ BLOCKED = "Invalid webhook_callback_url: blocked host."
 ELB = ("Invalid webhook_callback_url: unsupported host. Use a stable custom hostname instead of "
        "an AWS load balancer DNS name.")
 
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+_SCHEME = lazy(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _SPECIAL = ("http", "https", "ws", "wss", "ftp")
 _FORBIDDEN_HOST = set(" #%/:<>?@[\\]^|") | {chr(c) for c in range(0x21)} | {"\x7f"}
-_ELB_HOST = re.compile(r"\.[a-z]{2}(-gov)?-[a-z]+-\d\.elb\.amazonaws\.com\.?$", re.IGNORECASE)
+_ELB_HOST = lazy(r"\.[a-z]{2}(-gov)?-[a-z]+-\d\.elb\.amazonaws\.com\.?$", re.IGNORECASE)
 
 
 def full_url(url):

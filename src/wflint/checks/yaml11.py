@@ -7,11 +7,12 @@ question of a node, so the answer lives here once.
 
 from __future__ import annotations
 
-import re
+from ..patterns import lazy
 
-_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+
+_DECIMAL = lazy(r"[-+]?(?:0|[1-9][0-9]*)")
 # what YAML 1.2 and JSON read as a number but YAML 1.1 (PyYAML) keeps as a string
-_EXPONENT = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
+_EXPONENT = lazy(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
 _BOOL_WORDS = frozenset({"yes", "no", "on", "off"})
 
 

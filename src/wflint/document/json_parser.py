@@ -8,7 +8,6 @@ from ``json.loads`` so they match what the service's request parser says.
 from __future__ import annotations
 
 import json
-import re
 from json.decoder import scanstring
 from typing import Callable
 
@@ -18,18 +17,19 @@ from ..diagnostics import Pos
 from .source import SourceFile
 from .limits import DEFAULT, Limits, exceeded
 from .parse_result import ParseResult, _check_root, _diag, _key_repeated
+from ..patterns import lazy
 
-_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_SIMPLE_STRING = re.compile(r'"([^"\\\x00-\x1f]*)"')
+_WS = lazy(r"[ \t\n\r]*")
+_NUMBER = lazy(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_SIMPLE_STRING = lazy(r'"([^"\\\x00-\x1f]*)"')
 # The separators are matched together with the simple key that usually follows them: one
 # regular-expression call per member keeps the parser within a small factor of the node
 # construction it cannot avoid. A key with escapes takes the slow path (``_json_key``).
 _KEY = r'"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*'
-_OBJECT_OPEN = re.compile(r"\{[ \t\n\r]*(?:(\})|" + _KEY + ")?")
-_OBJECT_NEXT = re.compile(r"[ \t\n\r]*(?:(\})|,[ \t\n\r]*(?:" + _KEY + ")?)")
-_ARRAY_OPEN = re.compile(r"\[[ \t\n\r]*(\])?")
-_ARRAY_NEXT = re.compile(r"[ \t\n\r]*(?:(\])|,[ \t\n\r]*)")
+_OBJECT_OPEN = lazy(r"\{[ \t\n\r]*(?:(\})|" + _KEY + ")?")
+_OBJECT_NEXT = lazy(r"[ \t\n\r]*(?:(\})|,[ \t\n\r]*(?:" + _KEY + ")?)")
+_ARRAY_OPEN = lazy(r"\[[ \t\n\r]*(\])?")
+_ARRAY_NEXT = lazy(r"[ \t\n\r]*(?:(\])|,[ \t\n\r]*)")
 _CONSTANTS = {
     "null": None, "true": True, "false": False, "NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf"),
 }  # fmt: skip

@@ -15,8 +15,9 @@ the linter and the mock refuse the same things.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, fields, replace
+
+from ..patterns import lazy
 
 CODE, NAME = "WF007", "limit-exceeded"
 
@@ -75,7 +76,7 @@ def exceeded(limit: str, what: str, value: int) -> str:
 
 # ------------------------------------------------------------------------ cheap depth scans
 
-_BRACKETS = re.compile(r"[\[\](){}]")
+_BRACKETS = lazy(r"[\[\](){}]")
 _OPENERS = frozenset("[({")
 
 
@@ -95,7 +96,7 @@ def bracket_depth(text: str, start: int = 0, end: int | None = None, stop: int |
     return deepest
 
 
-_JINJA_TAG = re.compile(r"\{%[-+]?\s*(end)?(\w*)|\{\{")
+_JINJA_TAG = lazy(r"\{%[-+]?\s*(end)?(\w*)|\{\{")
 _JINJA_BLOCKS = frozenset(("if", "for", "macro", "call", "filter", "block", "with", "autoescape", "raw", "trans"))
 
 

@@ -9,14 +9,14 @@ points). ``decode`` never raises: a file that cannot become text gives a WF001 d
 from __future__ import annotations
 
 import codecs
-import re
 from bisect import bisect_right
 from typing import Callable
 
 from ..diagnostics import Diagnostic, make
 from ..diagnostics import Pos
+from ..patterns import lazy
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_BREAK = lazy(r"\r\n|\r|\n")
 
 #: byte-order marks, longest first (the UTF-32-LE mark starts with the UTF-16-LE one)
 _BOMS = (

@@ -27,6 +27,7 @@ from .limits import DEFAULT, Limits
 from .parse_result import MAX_DEPTH, ParseResult, _check_root, _diag, _SpanOf
 from .yaml_composer import _YamlComposer
 from .yaml_errors import _Mark, _Problem, _verdict
+from ..patterns import lazy
 
 try:  # libyaml; the pure-Python parser is the fallback and the arbiter of exact messages
     from yaml.cyaml import CParser as _CParser
@@ -38,7 +39,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 _PURE_PYTHON_LIMIT = 250_000
 
 #: what PyYAML's reader refuses anywhere in the text (checked up front, as PyYAML does)
-_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NON_PRINTABLE = lazy("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 class _PyParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):

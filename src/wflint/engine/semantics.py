@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..patterns import lazy
+
 #: ``DEFAULT_MAX_LOOP_ITERATIONS`` (models/block.py): a loop stops with a failure past this.
 MAX_LOOP_ITERATIONS = 1000
 #: ``DEFAULT_MAX_STEPS_PER_ITERATION``: block executions allowed in one loop iteration.
@@ -16,14 +18,14 @@ MAX_STEPS_PER_ITERATION = 50
 
 #: ``terminate_block.py``: an error code must match this and be at most 128 characters after
 #: rendering, or it is dropped (and a note appended to the reason).
-ERROR_CODE_PATTERN = re.compile(r"[A-Za-z0-9_.:-]+")
+ERROR_CODE_PATTERN = lazy(r"[A-Za-z0-9_.:-]+")
 ERROR_CODE_MAX_LENGTH = 128
 
 #: ``_evaluate_truthy_string``: these (case-insensitive, stripped) are false; so is "".
 FALSY_STRINGS = frozenset({"", "false", "0", "no", "n", "off", "null", "none"})
 
 #: ``_is_pure_jinja_expression``: exactly one ``{{ … }}`` with nothing around it.
-_PURE_JINJA = re.compile(r"^\s*\{\{(?:(?!\{\{|\}\}).)*\}\}\s*$", re.DOTALL)
+_PURE_JINJA = lazy(r"^\s*\{\{(?:(?!\{\{|\}\}).)*\}\}\s*$", re.DOTALL)
 
 #: Runtime variables the engine puts in every block's template namespace
 #: (``_build_block_parameter_template_data``).

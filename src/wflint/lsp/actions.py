@@ -13,16 +13,18 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
 from ..config import Config
-from ..fix import FixError, FixInternalError, fix_text
-from ..fix.targeted import FIXABLE_CODES, EditorFix, fixes
 from ..document.parse import parse
 from ..document.source import SourceFile
 from .diagnostics import findings
 from .documents import Document
+
+if TYPE_CHECKING:  # the fixer is imported by the requests that run it: the first diagnostics do not wait for it
+    from ..fix.targeted import EditorFix
 
 FIX_ALL_KIND = "source.fixAll.wflint"
 _SUPPRESSION = re.compile(r"#\s*wflint:\s*disable\s*=\s*([A-Za-z0-9_,\- ]+?)\s*$")
@@ -44,6 +46,9 @@ def code_actions(doc: Document, config: Config, params: lsp.CodeActionParams,
         ours = [d for d in published if _touches(d.range, params.range)]
     want_quick = not only or any(k.startswith(lsp.CodeActionKind.QuickFix) for k in only)
     if ours and want_quick:
+        from ..fix import FixError, FixInternalError
+        from ..fix.targeted import FIXABLE_CODES, fixes
+
         available = []
         if any(d.code in FIXABLE_CODES for d in ours):  # else no fixer run is needed
             try:
@@ -89,6 +94,8 @@ def _quick_fix(doc: Document, f: EditorFix, d: lsp.Diagnostic) -> lsp.CodeAction
 
 
 def fix_all(doc: Document) -> lsp.CodeAction | None:
+    from ..fix import FixError, FixInternalError, fix_text
+
     try:
         result = fix_text(doc.text, doc.path)
     except (FixError, FixInternalError):

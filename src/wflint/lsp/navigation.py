@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from ..fix import FixError, FixInternalError
-from ..fix.targeted import RenameError, reference_spans, rename_splices
 from .documents import Document, quoted_span, name_at, names
 
 
@@ -32,6 +30,8 @@ def references(doc: Document, offset: int, include_declaration: bool = True) -> 
     if found is None:
         return []
     wf, name = found
+    from ..fix.targeted import reference_spans  # here: the first diagnostics do not wait for the fixer
+
     spans = reference_spans(doc.text, doc.path, name.name, name.kind)
     if not include_declaration:
         table = names(wf)
@@ -61,6 +61,9 @@ def rename(doc: Document, offset: int, new_name: str) -> lsp.WorkspaceEdit | Non
     if found is None:
         return None
     _wf, name = found
+    from ..fix import FixError, FixInternalError
+    from ..fix.targeted import RenameError, rename_splices
+
     try:
         splices = rename_splices(doc.text, doc.path, name.name, new_name, name.kind)
     except (RenameError, FixError, FixInternalError) as exc:

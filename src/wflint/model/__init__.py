@@ -14,28 +14,59 @@ release's view.
 
 from __future__ import annotations
 
-from . import enums, releases, types
-from .blocks import STORED_BLOCK_HEAD, TASK_STYLE_STORED_FIELDS
-from .release_view import Release, release
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import releases
 from .releases import NEWEST, RELEASES, UnknownRelease
-from .types import Array, Field, ObjectModel, Ref, Union
 
-#: the newest modelled release; the module-level names below are its view
-NEWEST_RELEASE: Release = release(NEWEST)
+if TYPE_CHECKING:
+    from .release_view import Release
+    from .types import Field, ObjectModel
 
-#: tag → block model, in the service's tag order (§5.1)
-BLOCK_TYPES: dict[str, ObjectModel] = NEWEST_RELEASE.BLOCK_TYPES
+# The declarations and the newest release's view are made when a name below is first read
+# (``__getattr__``): ``wflint --version`` needs the release list only, and building the model
+# cost it about 14 ms. Once made, each name is a plain module attribute.
+#
+#   NEWEST_RELEASE: Release: the newest modelled release; the names below are its view
+#   BLOCK_TYPES: dict[str, ObjectModel]: tag → block model, in the service's tag order (§5.1)
+#   PARAMETER_TYPES: dict[str, ObjectModel]: tag → parameter model, in the service's tag order (§4.1)
+#   OBJECTS: dict[str, ObjectModel]: every named object by ``ObjectModel.name``: the nested
+#       request objects first, then the block and parameter models (which are tagged; their
+#       ``name`` is the service class name)
+#   COMMON_BLOCK_FIELDS, REQUEST, DEFINITION, ENVELOPE: as in ``Release``
+#   TASK_STYLE_TYPES: tuple[str, ...]: the 9 task-style block types (§9.9.2), in tag order
+_OF_NEWEST = ("BLOCK_TYPES", "PARAMETER_TYPES", "OBJECTS", "COMMON_BLOCK_FIELDS", "REQUEST", "DEFINITION", "ENVELOPE")
+_FROM_MODULES = {
+    "Array": "types", "Field": "types", "ObjectModel": "types", "Ref": "types", "Union": "types",
+    "STORED_BLOCK_HEAD": "blocks", "TASK_STYLE_STORED_FIELDS": "blocks",
+    "Release": "release_view", "release": "release_view",
+}
 
-#: tag → parameter model, in the service's tag order (§4.1)
-PARAMETER_TYPES: dict[str, ObjectModel] = NEWEST_RELEASE.PARAMETER_TYPES
 
-#: every named object by ``ObjectModel.name``: the nested request objects first, then the
-#: block and parameter models (which are tagged; their ``name`` is the service class name)
-OBJECTS: dict[str, ObjectModel] = NEWEST_RELEASE.OBJECTS
-COMMON_BLOCK_FIELDS: tuple[Field, ...] = NEWEST_RELEASE.COMMON_BLOCK_FIELDS
-REQUEST: ObjectModel = NEWEST_RELEASE.REQUEST
-DEFINITION: ObjectModel = NEWEST_RELEASE.DEFINITION
-ENVELOPE: ObjectModel = NEWEST_RELEASE.ENVELOPE
+def __getattr__(name: str) -> Any:
+    if name in _FROM_MODULES:
+        value = getattr(importlib.import_module(f"{__name__}.{_FROM_MODULES[name]}"), name)
+    elif name == "NEWEST_RELEASE":
+        from .release_view import release
+
+        value = release(NEWEST)
+    elif name in _OF_NEWEST:
+        value = getattr(_newest(), name)
+    elif name == "TASK_STYLE_TYPES":
+        value = tuple(tag for tag, m in _newest().BLOCK_TYPES.items() if m.extra.get("task_style"))
+    elif name in ("enums", "types", "blocks", "release_view", "declarations"):
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def _newest() -> Release:
+    newest = globals().get("NEWEST_RELEASE")
+    return newest if newest is not None else __getattr__("NEWEST_RELEASE")
+
 
 #: parameter keys a user may not declare (§4.4), in the reference's order; ``<label>_output``
 #: keys are reserved too
@@ -53,11 +84,6 @@ BLOCKS_WITHOUT_PARAMETER_KEYS: tuple[str, ...] = (
     "goto_url", "task_v2",
 )
 
-#: the 9 task-style block types (§9.9.2), in tag order
-TASK_STYLE_TYPES: tuple[str, ...] = tuple(
-    tag for tag, m in BLOCK_TYPES.items() if m.extra.get("task_style")
-)
-
 #: variables always present in the run-time template context (§7.2)
 RUNTIME_VARIABLES: tuple[str, ...] = (
     "workflow_title", "workflow_id", "workflow_permanent_id", "workflow_run_id", "current_date",
@@ -69,20 +95,20 @@ LOOP_VARIABLES: tuple[str, ...] = ("current_item", "current_value", "current_ind
 
 def block_fields(tag: str) -> tuple[Field, ...]:
     """The common block fields followed by the type's own fields (newest release)."""
-    return NEWEST_RELEASE.block_fields(tag)
+    return _newest().block_fields(tag)
 
 
 def _is_block(m: ObjectModel) -> bool:
-    return NEWEST_RELEASE.is_block(m)
+    return _newest().is_block(m)
 
 
 def _is_parameter(m: ObjectModel) -> bool:
-    return NEWEST_RELEASE.is_parameter(m)
+    return _newest().is_parameter(m)
 
 
 def known_keys(model: ObjectModel) -> frozenset[str]:
     """Keys the newest release reads on this object (see ``Release.known_keys``)."""
-    return NEWEST_RELEASE.known_keys(model)
+    return _newest().known_keys(model)
 
 
 def templated_fields() -> list[tuple[str, str, str]]:
@@ -91,7 +117,7 @@ def templated_fields() -> list[tuple[str, str, str]]:
     ``object`` is the tag for blocks and parameters and ``ObjectModel.name`` otherwise; kinds
     are "text", "leaves" and "values" (see ``Field.templated``)."""
     out: list[tuple[str, str, str]] = []
-    for m in OBJECTS.values():
+    for m in _newest().OBJECTS.values():
         label = m.tag if (_is_block(m) or _is_parameter(m)) else m.name
         for f in m.fields:
             if f.templated:
@@ -100,6 +126,8 @@ def templated_fields() -> list[tuple[str, str, str]]:
 
 
 def _refs(typ: object) -> list[str]:
+    from .types import Array, Ref, Union
+
     if isinstance(typ, Ref):
         return [typ.target]
     if isinstance(typ, Array):
@@ -111,7 +139,8 @@ def _refs(typ: object) -> list[str]:
 
 def ref_targets() -> set[str]:
     """Every ``Ref`` target used anywhere in the model (each must be a key of ``OBJECTS``)."""
-    return {r for m in OBJECTS.values() for f in (*m.fields, *COMMON_BLOCK_FIELDS)
+    rel = _newest()
+    return {r for m in rel.OBJECTS.values() for f in (*m.fields, *rel.COMMON_BLOCK_FIELDS)
             for r in _refs(f.type)}
 
 

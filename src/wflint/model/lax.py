@@ -3,10 +3,10 @@ decide what a value *means* to the service before judging it."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .schema import BOOL_STRINGS, INT_STRING
+from ..patterns import lazy
 
 _TRUE = frozenset(BOOL_STRINGS[6:])
 _FALSE = frozenset(BOOL_STRINGS[:6])
@@ -25,7 +25,7 @@ def lax_bool(value: Any) -> bool | None:
 
 
 
-_INT_STRING = re.compile(INT_STRING)
+_INT_STRING = lazy(INT_STRING)
 
 
 def lax_int(value: Any) -> int | None:

@@ -18,14 +18,15 @@ Design choices, each mirroring how the service reads input (reference §1, §5.8
 from __future__ import annotations
 
 import json
-import re
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import model
 from . import editor_schema
 from . import types as t
 from .responses import RESPONSE_OBJECTS
+from ..patterns import lazy
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://wflint.dev/schemas/"
@@ -224,23 +225,40 @@ def response_defs() -> dict[str, Any]:
 
 def all_defs(version: str | None = None) -> dict[str, Any]:
     """Every definition of the schemas of ``version`` (default: the newest modelled release)."""
+    return {name: build() for name, build in def_builders(version).items()}
+
+
+def def_builders(version: str | None = None) -> dict[str, Callable[[], dict[str, Any]]]:
+    """``all_defs`` not yet built: each definition's name, in the same order, with a function
+    that builds it. The linter builds only the definitions a file's objects lead to."""
     rel = model.release(version)
-    defs: dict[str, Any] = _enum_defs(rel)
+    builders: dict[str, Callable[[], dict[str, Any]]] = {
+        name: partial(_constant, enum) for name, enum in _enum_defs(rel).items()}
     for name, obj in rel.OBJECTS.items():
         if obj.tag is None:
-            defs[name] = object_schema(obj)
+            builders[name] = partial(object_schema, obj)
     for tag, obj in rel.BLOCK_TYPES.items():
-        defs[f"block.{tag}"] = object_schema(obj, rel.COMMON_BLOCK_FIELDS, tag_key="block_type")
+        builders[f"block.{tag}"] = partial(object_schema, obj, rel.COMMON_BLOCK_FIELDS, tag_key="block_type")
     for tag, obj in rel.PARAMETER_TYPES.items():
-        defs[f"parameter.{tag}"] = object_schema(obj, tag_key="parameter_type")
-    defs["block"] = _dispatch("block_type", list(rel.BLOCK_TYPES), "block.", True, "Block")
-    defs["loop_block"] = _dispatch("block_type", list(rel.BLOCK_TYPES), "block.", False, "Loop body block")
-    defs["loop_block"]["description"] = (
+        builders[f"parameter.{tag}"] = partial(object_schema, obj, tag_key="parameter_type")
+    builders["block"] = partial(_dispatch, "block_type", list(rel.BLOCK_TYPES), "block.", True, "Block")
+    builders["loop_block"] = partial(_loop_block, list(rel.BLOCK_TYPES))
+    builders["parameter"] = partial(_dispatch, "parameter_type", list(rel.PARAMETER_TYPES), "parameter.", True,
+                                    "Parameter")
+    return builders
+
+
+def _constant(value: dict[str, Any]) -> dict[str, Any]:
+    return value
+
+
+def _loop_block(tags: list[str]) -> dict[str, Any]:
+    out = _dispatch("block_type", tags, "block.", False, "Loop body block")
+    out["description"] = (
         "A block inside loop_blocks. The service does not require block_type here and guesses "
         "the type when it is missing; wflint warns (WF108)."
     )
-    defs["parameter"] = _dispatch("parameter_type", list(rel.PARAMETER_TYPES), "parameter.", True, "Parameter")
-    return defs
+    return out
 
 
 def _referenced(root: str, defs: dict[str, Any]) -> dict[str, Any]:
@@ -258,7 +276,7 @@ def _referenced(root: str, defs: dict[str, Any]) -> dict[str, Any]:
     return {name: defs[name] for name in defs if name in seen}
 
 
-_REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
+_REF = lazy(r'"\$ref": "#/\$defs/([^"]+)"')
 
 
 def _document(file_name: str, title: str, root_ref: str, description: str, defs: dict[str, Any],

@@ -8,7 +8,7 @@ type, so the linter validates each object against its own definition.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from . import schema
 from .releases import NEWEST
@@ -22,22 +22,42 @@ def _defs(version: str | None = None) -> dict[str, Any]:
     return schema.all_defs(version)
 
 
+class _OnDemand(Mapping[str, Any]):
+    """Definitions built when first looked up (``schema.def_builders``): a file's objects
+    lead to a few of the 78, and building all of them cost the first check of every process."""
+
+    def __init__(self, builders: dict[str, Callable[[], Any]]) -> None:
+        self._builders = builders
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            self._built[name] = self._builders[name]()
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
+
+
 @lru_cache(maxsize=None)
-def _lint_defs(version: str | None = None) -> dict[str, Any]:
+def _lint_defs(version: str | None = None) -> Mapping[str, Any]:
     """The same definitions with shallow block and parameter items.
 
     The editor schemas dispatch every block through 33 ``if``/``then`` pairs; the linter
     already knows each block's type from the view, so it validates the request with items
     that only check their tag, then each block and parameter against its own definition.
     Same verdicts, a fraction of the work."""
-    defs = dict(_defs(version))
-    defs["block"] = {"type": "object", "required": ["block_type"], "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
-    defs["loop_block"] = {"type": "object", "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
-    defs["parameter"] = {"type": "object", "required": ["parameter_type"], "properties": {"parameter_type": {"$ref": "#/$defs/ParameterType"}}}
-    return defs
+    builders = dict(schema.def_builders(version))
+    builders["block"] = lambda: {"type": "object", "required": ["block_type"], "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
+    builders["loop_block"] = lambda: {"type": "object", "properties": {"block_type": {"$ref": "#/$defs/BlockType"}}}
+    builders["parameter"] = lambda: {"type": "object", "required": ["parameter_type"], "properties": {"parameter_type": {"$ref": "#/$defs/ParameterType"}}}
+    return _OnDemand(builders)
 
 
-def _inline(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+def _inline(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> Any:
     """Replace every local ``$ref`` by the definition it names. With shallow block items the
     linting definitions are not recursive, and resolving references at validation time was
     the largest single cost of a check."""

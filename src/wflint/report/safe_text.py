@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 
+from ..patterns import lazy
+
 # C0 and C1 controls, DEL, the Unicode line and paragraph separators, the bidirectional
 # overrides and isolates (they reorder what a terminal shows), and lone surrogates
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_UNSAFE_OR_TAB = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = lazy("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_OR_TAB = lazy("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def escape_char(c: str) -> str:
@@ -71,7 +73,7 @@ def json_safe(dumped: str) -> str:
 
 # XML 1.0 allows tab, newline, carriage return, and U+0020 up, minus the surrogates and
 # U+FFFE/U+FFFF
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NOT_XML = lazy("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_replacement(match: re.Match[str]) -> str:

@@ -8,14 +8,14 @@ WF900, so stale ones do not pile up. JSON has no comments, so JSON files cannot 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, make
 from ..diagnostics import Pos
 from ..document.source import SourceFile, split_lines
+from ..patterns import lazy
 
-_COMMENT = re.compile(r"(?:^|\s)#\s*wflint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]+)")
+_COMMENT = lazy(r"(?:^|\s)#\s*wflint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]+)")
 
 
 @dataclass

@@ -47,21 +47,28 @@ class Rule:
         return self.doc.strip().splitlines()[0] if self.doc.strip() else ""
 
 
+def _module_names() -> list[str]:
+    return [info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("wf")]
+
+
+def _rule(module_name: str) -> Rule:
+    mod = importlib.import_module(f"{__name__}.{module_name}")
+    code, name, severity = mod.CODE, mod.NAME, mod.SEVERITY
+    if severity not in SEVERITIES:
+        raise ValueError(f"{module_name}: unknown severity {severity!r}")
+    doc = inspect.cleandoc(mod.__doc__ or "")
+    return Rule(code, name, severity, doc, getattr(mod, "check", None), mod)
+
+
 @lru_cache(maxsize=1)
 def registry() -> dict[str, Rule]:
     """Every rule, by code, in code order."""
     rules: dict[str, Rule] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("wf"):
-            continue
-        mod = importlib.import_module(f"{__name__}.{info.name}")
-        code, name, severity = mod.CODE, mod.NAME, mod.SEVERITY
-        if severity not in SEVERITIES:
-            raise ValueError(f"{info.name}: unknown severity {severity!r}")
-        if code in rules:
-            raise ValueError(f"{info.name}: code {code} is declared twice")
-        doc = inspect.cleandoc(mod.__doc__ or "")
-        rules[code] = Rule(code, name, severity, doc, getattr(mod, "check", None), mod)
+    for module_name in _module_names():
+        rule = _rule(module_name)
+        if rule.code in rules:
+            raise ValueError(f"{module_name}: code {rule.code} is declared twice")
+        rules[rule.code] = rule
     return dict(sorted(rules.items()))
 
 
@@ -71,6 +78,17 @@ def by_name() -> dict[str, Rule]:
 
 def lookup(code_or_name: str) -> Rule | None:
     key = code_or_name.strip()
+    if registry.cache_info().currsize == 0:
+        # before the registry is built (``wflint rule WF201``), import only the module whose
+        # file is named after the rule (``wf201_duplicate_label``: a test keeps every file so
+        # named) instead of all of them and what they import
+        wanted = key.lower().replace("-", "_")
+        for module_name in _module_names():
+            code, _, name = module_name.partition("_")
+            if wanted in (code, name):
+                rule = _rule(module_name)
+                if rule.code == key.upper() or rule.name == key.lower():
+                    return rule
     return registry().get(key.upper()) or by_name().get(key.lower())
 
 

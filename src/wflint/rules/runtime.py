@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, Iterator
 
 from ..checks import template_sites
-from ..checks.template_analysis import ENV
+from ..checks.template_analysis import environment
 from ..diagnostics import Pos
 from ..document import python_nodes
 from ..workflow.view import Block, Workflow
@@ -109,7 +109,7 @@ def jinja_tree(text: str) -> Any | None:
     """The Jinja AST of a template (None when it does not parse: WF401's). Cached per string,
     as ``analyze`` is: the same template recurs across files. The rules only read the tree."""
     try:
-        return ENV.parse(text)
+        return environment().parse(text)
     except Exception:  # noqa: BLE001 - any parse failure is WF401's business
         return None
 

@@ -27,12 +27,11 @@ time ("Failed to format Jinja style parameter").
         navigation_goal: "Search for {{ product_name }}"
 """
 
-import difflib
-import re
 import sys
 
 from ..checks import template_sites
 from .verdicts import service_verdict
+from ..patterns import lazy
 
 CODE = "WF401"
 NAME = "template-syntax"
@@ -87,7 +86,7 @@ def check(wf):
         yield wf.diag(rule, message, site.path, help=hint(problem.message), service=verdict, start=start, end=end)
 
 
-_CLOSER = re.compile(r"[}%#]}")
+_CLOSER = lazy(r"[}%#]}")
 
 
 def _error_span(text: str, offset: int) -> tuple[int, int]:
@@ -116,6 +115,8 @@ def _consequence(site) -> str:
 def hint(message: str) -> str | None:
     """A suggestion for the most common Jinja mistakes."""
     if message.startswith("Encountered unknown tag"):
+        import difflib  # here: only a template that fails to parse asks
+
         name = message.split("'")[1] if "'" in message else ""
         close = difflib.get_close_matches(name, _TAGS, n=1, cutoff=0.6)
         if close and close[0] != name:

@@ -31,18 +31,18 @@ Python").
 """
 
 import ast
-import re
 import sys
 from functools import lru_cache
 
 from ..checks import template_sites
 from ..document.limits import code_depth
+from ..patterns import lazy
 
 CODE = "WF404"
 NAME = "code-syntax"
 SEVERITY = "error"
 
-_BRANCH_TAG = re.compile(r"\{%[-+]?\s*(?:else|elif)\b")
+_BRANCH_TAG = lazy(r"\{%[-+]?\s*(?:else|elif)\b")
 
 
 def check(wf):

@@ -47,6 +47,7 @@ import re
 import sys
 
 from ..checks import template_sites
+from ..patterns import lazy
 
 CODE = "WF601"
 NAME = "hardcoded-secret"
@@ -55,37 +56,37 @@ SEVERITY = "warning"
 #: block fields that only ever hold a secret
 SECRET_FIELDS = ("custom_smtp_password", "sftp_password", "sftp_private_key", "sftp_private_key_passphrase",
                  "aws_secret_access_key", "azure_storage_account_key")
-_AWS_KEY_ID = re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
-_SECRET_HEADER = re.compile(
+_AWS_KEY_ID = lazy(r"(?:AKIA|ASIA)[0-9A-Z]{16}")
+_SECRET_HEADER = lazy(
     r"^(?:(?:proxy-)?authorization|cookie|set-cookie|x-?api-?key|api-?key|apikey|x-?auth.*|.*-?token"
     r"|.*secret.*|.*password.*|x-amz-security-token|private-token|x-functions-key|ocp-apim-subscription-key)$",
     re.I)
 _BLOCK_FIELDS = SECRET_FIELDS + ("aws_access_key_id",)
 #: workflow parameter keys whose default value is a secret when it is set (the key must end
 #: with the word: ``api_key_header`` or ``password_policy`` hold no secret)
-_SECRET_KEY = re.compile(r"(?:passw(?:or)?d|secret|api_?key|access_?key|private_?key)$", re.I)
+_SECRET_KEY = lazy(r"(?:passw(?:or)?d|secret|api_?key|access_?key|private_?key)$", re.I)
 #: words that make a default value an example rather than a secret
-_PLACEHOLDER_WORDS = re.compile(r"your|example|xxxx|\.\.\.|changeme|change_me|placeholder|replace|dummy|sample", re.I)
-_AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|bot|digest|apikey|key)\s+", re.I)
-_PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[^%]+%|\[[^\]]*\]|\*+|x+|\.+|-+)$", re.I)
+_PLACEHOLDER_WORDS = lazy(r"your|example|xxxx|\.\.\.|changeme|change_me|placeholder|replace|dummy|sample", re.I)
+_AUTH_SCHEME = lazy(r"^(?:bearer|basic|token|bot|digest|apikey|key)\s+", re.I)
+_PLACEHOLDER = lazy(r"^(?:<[^>]*>|\$\{[^}]*\}|\$[A-Z_][A-Z0-9_]*|%[^%]+%|\[[^\]]*\]|\*+|x+|\.+|-+)$", re.I)
 
 #: (what, pattern) for credential-shaped text anywhere; each body needs a letter and a digit
 _SHAPES = (
-    ("a PEM private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
-    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("an OpenAI/Anthropic-style API key", re.compile(r"\bsk-(?:proj-|ant-|live-|svcacct-)?[A-Za-z0-9_-]{20,}")),
-    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b")),
-    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("a Stripe live key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{20,}")),
-    ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("a PEM private key", lazy(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
+    ("an AWS access key id", lazy(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("an OpenAI/Anthropic-style API key", lazy(r"\bsk-(?:proj-|ant-|live-|svcacct-)?[A-Za-z0-9_-]{20,}")),
+    ("a GitHub token", lazy(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b")),
+    ("a Slack token", lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("a Google API key", lazy(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("a Stripe live key", lazy(r"\b[rs]k_live_[0-9A-Za-z]{20,}")),
+    ("a JSON Web Token", lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
 )
 #: (literal, what must match where it occurs) for the start of every credential shape. Finding
 #: the literal first and matching only there is exactly a search for the shapes' starts, and
 #: costs a few ``str.find`` over a file instead of a regular expression tried at every offset
 #: (which cost about 2 ms a file).
 _PROBES = tuple(
-    (literal, re.compile(rx) if rx else None) for literal, rx in (
+    (literal, lazy(rx) if rx else None) for literal, rx in (
         ("PRIVATE KEY", ""), ("AKIA", r"\bAKIA[0-9A-Z]{16}"), ("ASIA", r"\bASIA[0-9A-Z]{16}"), ("sk-", r"\bsk-"),
         ("ghp_", r"\bgh"), ("gho_", r"\bgh"), ("ghu_", r"\bgh"), ("ghs_", r"\bgh"), ("ghr_", r"\bgh"),
         ("github_pat_", ""), ("xox", r"\bxox[abposr]-"), ("AIza", ""), ("k_live_", ""), ("eyJ", r"\beyJ"),

@@ -25,8 +25,6 @@ fails: "Object of type OutputParameter is not JSON serializable". Take the value
 
 import sys
 
-from jinja2 import nodes
-
 from ..checks import template_sites
 from ..engine.semantics import LOOP_OUTPUT_ENTRY_KEYS, LOOP_OUTPUT_TOJSON_ERROR
 from .runtime import jinja_tree, loops_by_output
@@ -52,6 +50,8 @@ def check(wf):
         tree = jinja_tree(text)
         if tree is None:
             continue
+        from jinja2 import nodes  # the tree above is Jinja's: imported by now
+
         for f in tree.find_all(nodes.Filter):
             if f.name != "tojson" or f.node is None:
                 continue
@@ -76,6 +76,8 @@ def check(wf):
 def _loop_output_root(node):
     """The name a ``tojson`` argument reads, when it still holds ``output_parameter`` objects:
     the loop output itself, one iteration, or one child's entry (not an entry's field)."""
+    from jinja2 import nodes
+
     depth = 0
     while isinstance(node, (nodes.Getitem, nodes.Getattr)):
         key = node.arg.value if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) else \

@@ -23,14 +23,15 @@ run time, and the request is sent either way.
       order: "{{ order | json }}"
 """
 
-import re
 import sys
+
+from ..patterns import lazy
 
 CODE = "WF706"
 NAME = "repr-in-http-body"
 SEVERITY = "warning"
 
-_WHOLE_NAME = re.compile(r"^\s*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$")
+_WHOLE_NAME = lazy(r"^\s*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$")
 
 
 def check(wf):

@@ -21,17 +21,17 @@ be combined with other text". The service saves it.
       note: "order {{ order.id }}"
 """
 
-import re
 import sys
 
 from ..checks import template_sites
 from ..engine.semantics import JSON_FILTER_WITH_TEXT_ERROR, is_pure_jinja_expression
+from ..patterns import lazy
 
 CODE = "WF707"
 NAME = "json-filter-with-text"
 SEVERITY = "error"
 
-_JSON_FILTER = re.compile(r"\|\s*json\b(?!\w)")
+_JSON_FILTER = lazy(r"\|\s*json\b(?!\w)")
 _FIELDS = ("body", "headers", "files")
 
 

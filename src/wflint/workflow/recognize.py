@@ -20,12 +20,12 @@ Anything else is skipped, with the reason ``--show-files`` prints.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
 from ..document.nodes import Node
 from .stored_form import is_stored_form
+from ..patterns import lazy
 
 REQUEST_KEY = "workflow_definition"
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
@@ -35,7 +35,7 @@ TOP_LEVEL_KEYS = (REQUEST_KEY, *ENVELOPE_KEYS)
 #: workflow
 SCHEMA_FILES = ("workflow-file.schema.json", "workflow-file.editor.schema.json", "workflow-definition.schema.json",
                 "update-body.schema.json", "workflow.schema.json")
-_MODELINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.MULTILINE)
+_MODELINE = lazy(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.MULTILINE)
 #: how close a top-level key must be to a workflow key to count as a typo of it (difflib's
 #: ratio): one or two letters off in ``workflow_definition`` is about 0.95; a plain
 #: ``definition`` key (0.8 against ``json_definition``) belongs to other tools
@@ -58,6 +58,8 @@ def near_miss(key: object) -> str | None:
     """The workflow key ``key`` is a typo of, if any (never the key itself)."""
     if not isinstance(key, str) or key in TOP_LEVEL_KEYS:
         return None
+    import difflib  # here: only an unknown name asks, and most files have none
+
     close = difflib.get_close_matches(key.lower(), TOP_LEVEL_KEYS, n=1, cutoff=NEAR_MISS_CUTOFF)
     return close[0] if close else None
 

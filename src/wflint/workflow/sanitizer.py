@@ -15,12 +15,14 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-_NOT_IDENT = re.compile(r"[^A-Za-z0-9_]")
-_UNDERSCORES = re.compile(r"_+")
+from ..patterns import lazy
+
+_NOT_IDENT = lazy(r"[^A-Za-z0-9_]")
+_UNDERSCORES = lazy(r"_+")
 
 
 #: the names the rewrite below leaves as they are (nearly all of them): checked in one match
-_UNCHANGED = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
+_UNCHANGED = lazy(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
 
 
 def sanitize_name(name: str, fallback: str) -> str:
@@ -193,7 +195,7 @@ def _rewrite_one_by_one(label_map, key_map, rewrite_blocks, rewrite_params) -> N
 
 
 _IDENT_CHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_OPEN = re.compile(r"\{\{\s*")
+_OPEN = lazy(r"\{\{\s*")
 
 
 class _Steps:

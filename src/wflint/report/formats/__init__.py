@@ -12,9 +12,10 @@ layer. A few take keyword options (``OPTIONS``): ``style`` (colour) for the huma
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from ...diagnostics import Diagnostic
+if TYPE_CHECKING:  # the format names are read at start-up (the CLI's choices); the formats need more
+    from ...diagnostics import Diagnostic
 
 LineGetter = Callable[[str, int], "str | None"]
 
