@@ -231,3 +231,17 @@ print(out.getvalue().strip())
     modules, version = out.stdout.splitlines()
     assert modules.split() == ["wflint.model", "wflint.model.releases"]
     assert "1.0.56" in version
+
+
+def test_wflint_lsp_starts_the_server_without_the_command_line_parser():
+    # an editor runs exactly `wflint lsp`: the server answers before click would have loaded
+    code = ("import sys\n"
+            "import wflint.lsp.start as start\n"
+            "start.run_language_server = lambda: print(' '.join(sorted(m for m in ('click', 'wflint.cli') if m in sys.modules)) or '-')\n"
+            "sys.argv = ['wflint', 'lsp']\n"
+            "from wflint.entry import main\n"
+            "main()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["-"]
+    helped = subprocess.run([sys.executable, "-m", "wflint", "lsp", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert helped.returncode == 0 and "Run the language server" in helped.stdout  # other forms: the command line

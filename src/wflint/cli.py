@@ -100,9 +100,11 @@ _EXIT_HANDLER_SET = False
 
 def _is_the_program() -> bool:
     """Whether the command line is the process's program (``wflint``, ``python -m wflint``:
-    their ``__main__`` module calls this ``main``), so that the process ends with the command;
-    not when a test or a tool calls ``main`` in a process that goes on."""
-    return getattr(sys.modules.get("__main__"), "main", None) is main
+    their ``__main__`` module calls ``wflint.entry.main``, which calls this ``main``), so that
+    the process ends with the command; not when a test or a tool calls ``main`` in a process
+    that goes on."""
+    program = getattr(sys.modules.get("__main__"), "main", None)
+    return program is main or getattr(program, "__module__", None) == "wflint.entry"
 
 
 class _LazyGroup(click.Group):
@@ -362,13 +364,9 @@ def rule(code: str | None, show_all: bool, markdown: bool) -> None:
 @main.command()
 def lsp() -> None:
     """Run the language server over stdio (needs wflint's `lsp` extra)."""
-    try:
-        from .lsp.server import run  # imported here: the other commands do not pay for pygls
-    except ImportError as exc:
-        click.echo(f"wflint: the language server needs extra packages ({exc}); install wflint with its lsp extra, "
-                   "e.g. pip install './wflint[lsp]' from a clone", err=True)
-        sys.exit(EXIT_USAGE)
-    run()
+    from .lsp.start import run_language_server
+
+    run_language_server()
 
 
 @main.command()
