@@ -189,7 +189,11 @@ def test_a_parallel_run_reports_what_a_single_process_reports(tmp_path):
     one = api.check_paths([tmp_path], jobs=1)
     two = api.check_paths([tmp_path], jobs=2)
     assert one.diagnostics and one.diagnostics == two.diagnostics and one.checked == two.checked
-    assert api._RUN_CONFIG is None  # the workers' configuration does not outlive the run
+    # the workers check with the run's configuration, not a default one
+    codes = {d.code for d in one.diagnostics}
+    quiet = api.Config(ignore=sorted(codes))
+    assert api.check_paths([tmp_path], quiet, jobs=1).diagnostics == api.check_paths([tmp_path], quiet, jobs=2).diagnostics == []
+    assert api._RUN_CONFIG is None  # set in the workers only, never in the calling process
 
 
 def test_the_server_freezes_what_its_first_check_loaded_and_a_library_caller_keeps_its_collector():

@@ -305,9 +305,14 @@ def iter_files(paths: Iterable[str | Path], config: Config) -> Iterator[tuple[Pa
         yield candidate.path, candidate.explicit
 
 
-#: the configuration of a parallel run, set before the workers fork (they inherit it rather
-#: than unpickle it with every file)
+#: in a worker of a parallel run, the run's configuration: handed to the worker once as it
+#: starts (``_use_config``), rather than pickled with every file
 _RUN_CONFIG: Config | None = None
+
+
+def _use_config(config: Config) -> None:
+    global _RUN_CONFIG
+    _RUN_CONFIG = config
 
 
 def _check_one(args: tuple[Candidate, list[str]]) -> FileResult:
@@ -333,8 +338,6 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     # small chunks: the workers finish within a few files of each other (with eight chunks a
     # worker, the last one alone could hold the run for a quarter of a second)
     chunk = max(1, len(rest) // (jobs * 32))
-    global _RUN_CONFIG
-    _RUN_CONFIG = config
     import gc
 
     # what the parent holds (modules, rules, validators) stays out of the workers' collections:
@@ -342,10 +345,10 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     gc.freeze()
     try:
         # yielded as they arrive (in order), so a progress display can follow the run
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_use_config,
+                                 initargs=(config,)) as pool:
             yield from pool.map(_check_one, rest, chunksize=chunk)
     finally:
-        _RUN_CONFIG = None
         gc.unfreeze()
 
 
