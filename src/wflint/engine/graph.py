@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..workflow import routing
 from ..workflow.graph_search import reached_count
 
 
@@ -62,7 +63,7 @@ def build(blocks: list[dict[str, Any]], loop_label: str | None = None) -> BlockG
         for index, block in enumerate(blocks[:-1]):
             if next_map.get(block.get("label")) is None:
                 next_map[block.get("label")] = blocks[index + 1].get("label")
-    _merge_edges(blocks, label_to_block, next_map)
+    _merge_edges(blocks, next_map)
 
     adjacency: dict[str, set[str]] = {label: set() for label in label_to_block}
     incoming: dict[str, int] = {label: 0 for label in label_to_block}
@@ -107,31 +108,13 @@ def build(blocks: list[dict[str, Any]], loop_label: str | None = None) -> BlockG
     return BlockGraph(roots[0], label_to_block, next_map, _scopes(label_to_block, next_map))
 
 
-def _merge_edges(blocks: list[dict[str, Any]], label_to_block: dict[str, Any], next_map: dict[str, str | None]) -> None:
-    changed = True
-    while changed:
-        changed = False
-        for block in blocks:
-            if not is_conditional(block):
-                continue
-            successor = next_map.get(block.get("label"))
-            if not successor:
-                continue
-            for branch in branches(block):
-                cur = branch.get("next_block_label")
-                if not cur or cur == successor:
-                    continue
-                visited: set[str] = set()
-                while cur and cur in label_to_block and cur not in visited:
-                    if cur == successor:
-                        break
-                    visited.add(cur)
-                    nxt = next_map.get(cur)
-                    if nxt is None:
-                        next_map[cur] = successor
-                        changed = True
-                        break
-                    cur = nxt
+def _merge_edges(blocks: list[dict[str, Any]], next_map: dict[str, str | None]) -> None:
+    """``resolve_conditional_merge_edges``: the save-time graph's step, on the run's blocks."""
+    routing.resolve_merges([
+        routing.ScopeBlock(block.get("label"), block.get("next_block_label"), is_conditional(block),
+                           tuple(branch.get("next_block_label") for branch in branches(block)))
+        for block in blocks
+    ], next_map)
 
 
 def _scopes(label_to_block: dict[str, Any], next_map: dict[str, str | None]) -> dict[str, str]:
