@@ -283,14 +283,9 @@ def for_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
         if loop.get("complete_if_empty"):
             return BlockResult("completed", [])
         return BlockResult("terminated", None, semantics.NO_ITERABLE_VALUE)
-    children = [c for c in loop.get("loop_blocks") or [] if isinstance(c, dict)]
-    if not children:
-        rt.ctx.record_output(label, [])
-        return BlockResult("terminated", None, semantics.NO_LOOP_BLOCKS)
-    try:
-        body = graphs.build(children, label)
-    except graphs.GraphError:
-        return failed("Loop graph validation failed.")
+    body, ended = _body(rt, loop, "Loop graph validation failed.")
+    if ended is not None:
+        return ended
     state = _LoopState()
     for index, value in enumerate(values):
         if index >= semantics.MAX_LOOP_ITERATIONS:
@@ -304,6 +299,20 @@ def for_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
     return _finish(rt, loop, state)
 
 
+def _body(rt: Runtime, loop: dict[str, Any], graph_failure: str) -> tuple[Any, BlockResult | None]:
+    """(the loop body's graph, None), or (None, the result that ends the loop before a pass):
+    no child blocks terminates it with an empty output, a body whose routing does not hold
+    fails it with ``graph_failure`` (the for and the while loop word it differently)."""
+    children = [c for c in loop.get("loop_blocks") or [] if isinstance(c, dict)]
+    if not children:
+        rt.ctx.record_output(loop["label"], [])
+        return None, BlockResult("terminated", None, semantics.NO_LOOP_BLOCKS)
+    try:
+        return graphs.build(children, loop["label"]), None
+    except graphs.GraphError:
+        return None, failed(graph_failure)
+
+
 def _finish(rt: Runtime, loop: dict[str, Any], state: _LoopState) -> BlockResult:
     rt.ctx.record_output(loop["label"], state.outputs)
     status, reason = state.resolve(bool(loop.get("next_loop_on_failure")))
@@ -313,14 +322,9 @@ def _finish(rt: Runtime, loop: dict[str, Any], state: _LoopState) -> BlockResult
 
 def while_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
     label = loop["label"]
-    children = [c for c in loop.get("loop_blocks") or [] if isinstance(c, dict)]
-    if not children:
-        rt.ctx.record_output(label, [])
-        return BlockResult("terminated", None, semantics.NO_LOOP_BLOCKS)
-    try:
-        body = graphs.build(children, label)
-    except graphs.GraphError:
-        return failed("While-loop graph validation failed.")
+    body, ended = _body(rt, loop, "While-loop graph validation failed.")
+    if ended is not None:
+        return ended
     condition = loop.get("condition") if isinstance(loop.get("condition"), dict) else {}
     state, index = _LoopState(), 0
     while True:
