@@ -143,7 +143,9 @@ def _check_paused(source: SourceFile, config: Config, fmt: str | None, require_w
     chosen = parsed.format if config.mode == "auto" else config.mode
     diags = [unwrap.with_document_verdict(d, root, chosen, source.text) for d in parsed.diagnostics]
     if root is not None and root.kind == "map":
-        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version, config.limits)
+        # recognition asked whether a mapping is a stored form; unwrapping needs the answer again
+        unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version, config.limits,
+                                  stored=recognition.kind == "stored")
         diags.extend(unwrapped.diagnostics)
         rules = active_rules(config)
         for wf in unwrapped.workflows:

@@ -82,25 +82,10 @@ def _exported_definition(defn: Node | None) -> bool:
     return all(b.kind == "map" and head <= set(b.keys()) for b in blocks.items)
 
 
-#: (root, answer) of the last question: recognition and unwrapping ask it of the same tree in
-#: turn. One tuple, replaced whole, so that threads (the mock's) never see a mixed pair.
-_LAST: tuple[Node | None, bool] = (None, False)
-
-
 def is_stored_form(root: Node) -> bool:
     """A mapping holding a workflow as the service answers it (or its stored definition, or
     the definition exported from it) that holds something a request does not: converting it
     changes it. (A converted file is not a stored form any more.)"""
-    global _LAST
-    last = _LAST
-    if last[0] is root:
-        return last[1]
-    answer = _is_stored_form(root)
-    _LAST = (root, answer)
-    return answer
-
-
-def _is_stored_form(root: Node) -> bool:
     if root.kind != "map":
         return False
     keys = root.keys()

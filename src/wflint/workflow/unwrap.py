@@ -130,23 +130,23 @@ def with_document_verdict(d: Diagnostic, root: Node | None, mode: str, text: str
 
 
 def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
-           release: str | None = None, limits: Limits = DEFAULT) -> Unwrapped:
+           release: str | None = None, limits: Limits = DEFAULT, *, stored: bool | None = None) -> Unwrapped:
     """The workflows to check in ``root``, and the envelope-level diagnostics. ``release``
-    is the service release to judge by (default: the newest modelled one)."""
+    is the service release to judge by (default: the newest modelled one); ``stored``,
+    whether ``root`` is a stored form, when the caller has asked already (recognition does)."""
     out = Unwrapped()
     if not is_envelope(root):
         chosen = file_format if mode == "auto" else mode
-        data = None
         missing = wrapper.find(root)
         if missing is not None:
             # refused as sent; checked as the request its author meant
             out.diagnostics.append(_missing_wrapper(missing, root, chosen, source.path))
-            root = missing.meant
-        if stored_form.is_stored_form(root):
+            root, stored = missing.meant, None
+        if stored_form.is_stored_form(root) if stored is None else stored:
             # checked as the service reads it (what it does not know dropped), not as converted
             _stored_note(root, source.path, out)
             out.server_keys = frozenset(stored_form.server_key_offsets(root))
-        _add_workflow(out, source.path, chosen, root, limits, source=source, data=data, release=release)
+        _add_workflow(out, source.path, chosen, root, limits, source=source, release=release)
         return out
 
     yaml_node = root.get("yaml_definition")
