@@ -208,27 +208,24 @@ class Workflow:
             nodes[path[: i + 1]] = (node, exact)
         return node, exact
 
-    def _step(self, node: Node, part: Any) -> Node | None:
+    def _step(self, node: Node, part: Any, key: bool = False) -> Node | None:
+        """The child of ``node`` at ``part`` (for a mapping, its key node if ``key``), or None."""
         if node.kind == "map" and isinstance(part, str):
-            return self._map_index(node)[0].get(part) if len(node.pairs) > _INDEXED else node.get(part)
+            if len(node.pairs) > _INDEXED:
+                return self._map_index(node)[1 if key else 0].get(part)
+            return node.key_node(part) if key else node.get(part)
         if node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
             return node.items[part]
         return None
 
     def _find(self, path: Path, key: bool) -> Node | None:
+        """``node`` without the memory: walked from the root (the key node at the last step)."""
         node = self.root
         if node is None:
             return None
+        last = len(path) - 1
         for i, part in enumerate(path):
-            nxt: Node | None = None
-            if node.kind == "map" and isinstance(part, str):
-                if len(node.pairs) > _INDEXED:
-                    values, keys = self._map_index(node)
-                    nxt = keys.get(part) if key and i == len(path) - 1 else values.get(part)
-                else:
-                    nxt = node.key_node(part) if key and i == len(path) - 1 else node.get(part)
-            elif node.kind == "seq" and isinstance(part, int) and 0 <= part < len(node.items):
-                nxt = node.items[part]
+            nxt = self._step(node, part, key and i == last)
             if nxt is None:
                 return node
             node = nxt
