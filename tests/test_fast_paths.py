@@ -92,13 +92,13 @@ def test_wf004_skips_only_scalars_yaml11_reads_as_written(values):
     from wflint.checks.yaml11 import yaml11_reading
     from wflint.document.parse import parse
     from wflint.document.source import SourceFile
-    from wflint.rules.wf004_yaml11_ambiguous_value import _may_surprise
+    from wflint.checks.yaml11 import may_read_otherwise
 
     text = "".join(f"{v}: {w}\n" for v, w in zip(["k0", *values], values))
     root = parse(SourceFile(text, "f.yaml")).root
     for node in root.walk():
         if node.kind == "scalar" and yaml11_reading(node) is not None:
-            assert _may_surprise(node), node.raw
+            assert may_read_otherwise(node), node.raw
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),

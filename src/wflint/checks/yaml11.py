@@ -16,6 +16,18 @@ _EXPONENT = lazy(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
 _BOOL_WORDS = frozenset({"yes", "no", "on", "off"})
 
 
+_NUMBER_START = frozenset("+-.0123456789")
+
+
+def may_read_otherwise(node) -> bool:
+    """A cheap test of a scalar node: False when ``yaml11_reading`` surely has nothing to say
+    (a quoted scalar reads as written; a plain one kept as text can only be a number-looking
+    ``1e3``). For walks over every scalar of a file."""
+    if node.style is not None or node.raw is None:
+        return False
+    return node.value.__class__ is not str or node.raw.lstrip()[:1] in _NUMBER_START
+
+
 def yaml11_reading(node) -> str | None:
     """How YAML 1.1 reads a plain scalar when that differs from its text ("the boolean
     false"), or None. Only for plain (unquoted) YAML scalars."""

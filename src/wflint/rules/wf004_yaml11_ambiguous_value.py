@@ -28,7 +28,7 @@ import re
 import sys
 
 from ..checks.template_sites import objects
-from ..checks.yaml11 import yaml11_reading
+from ..checks.yaml11 import may_read_otherwise, yaml11_reading
 from ..model.release_view import per_model
 
 CODE = "WF004"
@@ -63,16 +63,6 @@ def _sensitive_fields(release, obj) -> tuple[str, ...]:
     return tuple(f.name for f in fields if f.yaml11_sensitive)
 
 
-_NUMBER_START = frozenset("+-.0123456789")
-
-
-def _may_surprise(n) -> bool:
-    """Whether ``yaml11_reading`` can have something to say of a scalar: a quoted one reads as
-    written, and a plain one kept as text surprises only when it looks like a number (``1e3``)."""
-    return n.style is None and n.raw is not None and (
-        n.value.__class__ is not str or n.raw.lstrip()[:1] in _NUMBER_START)
-
-
 def _scalars(node):
     """(scalar node, is it a key) for every plain scalar at or below ``node``."""
     if node is None:
@@ -81,12 +71,12 @@ def _scalars(node):
     while stack:
         n = stack.pop()
         if n.kind == "scalar":
-            if _may_surprise(n):
+            if may_read_otherwise(n):
                 yield n, False
         elif n.kind == "map":
             for k, v in reversed(n.pairs):
                 stack.append(v)
-                if k.kind == "scalar" and _may_surprise(k):
+                if k.kind == "scalar" and may_read_otherwise(k):
                     stack.append(_Key(k))
         elif n.kind == "seq":
             stack.extend(reversed(n.items))
