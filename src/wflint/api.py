@@ -319,7 +319,8 @@ def _use_config(config: Config) -> None:
 
 def _check_one(args: tuple[Candidate, list[str]]) -> FileResult:
     candidate, codes = args
-    return _check_candidate(candidate, _RUN_CONFIG or Config(), codes)
+    assert _RUN_CONFIG is not None, "a worker checks with its run's configuration (_use_config)"
+    return _check_candidate(candidate, _RUN_CONFIG, codes)
 
 
 def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, jobs: int) -> Iterator[FileResult]:
