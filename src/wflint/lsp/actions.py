@@ -20,13 +20,13 @@ from lsprotocol import types as lsp
 from ..config import Config
 from ..document.parse import parse
 from ..document.source import SourceFile
+from .capabilities import FIX_ALL_KIND
 from .diagnostics import findings
 from .documents import Document
 
 if TYPE_CHECKING:  # the fixer is imported by the requests that run it: the first diagnostics do not wait for it
     from ..fix.targeted import EditorFix
 
-FIX_ALL_KIND = "source.fixAll.wflint"
 _SUPPRESSION = re.compile(r"#\s*wflint:\s*disable\s*=\s*([A-Za-z0-9_,\- ]+?)\s*$")
 
 

@@ -7,15 +7,18 @@ nothing. Each finding becomes an LSP diagnostic with its code linked to the rule
 documentation (``codeDescription``), the suggestion appended to the message, and, where the
 problem has a second place, related information: the first of two duplicate labels, keys or
 mapping keys, and the edges of a routing cycle.
+
+The diagnostics are made as the protocol's JSON (``to_wire``), with nothing from pygls or
+lsprotocol: the opening of a session publishes them before those are imported. ``to_lsp``
+reads the same JSON into lsprotocol's types for the server's later checks, so both ways publish
+the same thing.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import Callable
-
-from lsprotocol import types as lsp
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import api
 from ..config import Config
@@ -24,14 +27,16 @@ from ..report.links import rule_anchor, rule_doc_url
 from ..workflow import routing
 from .documents import Document, looks_like_workflow, names
 
-SEVERITY = {
-    "error": lsp.DiagnosticSeverity.Error,
-    "warning": lsp.DiagnosticSeverity.Warning,
-    "info": lsp.DiagnosticSeverity.Information,
-}
+if TYPE_CHECKING:
+    from lsprotocol import types as lsp
+
+#: the protocol's DiagnosticSeverity of each severity (Error, Warning, Information)
+SEVERITY = {"error": 1, "warning": 2, "info": 3}
 
 #: findings about something that does nothing: editors show their text faded
 UNNECESSARY = {"WF213", "WF900"}
+#: the protocol's DiagnosticTag.Unnecessary
+_TAG_UNNECESSARY = 1
 
 #: the checkout's rule catalogue, linked when the package metadata names no repository
 _LOCAL_DOCS = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
@@ -82,34 +87,50 @@ def findings(doc: Document, config: Config) -> list[Diagnostic]:
     return found
 
 
-def to_lsp(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) -> list[lsp.Diagnostic]:
+def to_wire(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) -> list[dict[str, Any]]:
+    """The findings as the protocol's Diagnostic JSON (fields without a value left out, as
+    pygls writes them)."""
     out = []
     for d in diags:
         start = doc.source.offset(d.line, d.column)
         end = doc.source.offset(d.end_line, d.end_column)
-        message = d.message + (f"\n{d.help}" if d.help else "")
-        out.append(lsp.Diagnostic(
-            range=doc.lines.range(start, end),
-            message=message,
-            severity=SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Warning),
-            code=d.code,
-            code_description=_description(rule_link(d.code, d.name, docs_url)),
-            source="wflint",
-            related_information=_related(doc, d, start) or None,
-            tags=[lsp.DiagnosticTag.Unnecessary] if d.code in UNNECESSARY else None,
-            data={"name": d.name},
-        ))
+        wire: dict[str, Any] = {
+            "range": doc.lines.span(start, end),
+            "message": d.message + (f"\n{d.help}" if d.help else ""),
+            "severity": SEVERITY.get(d.severity, SEVERITY["warning"]),
+            "code": d.code,
+        }
+        href = rule_link(d.code, d.name, docs_url)
+        if href:
+            wire["codeDescription"] = {"href": href}
+        wire["source"] = "wflint"
+        related = _related(doc, d, start)
+        if related:
+            wire["relatedInformation"] = related
+        if d.code in UNNECESSARY:
+            wire["tags"] = [_TAG_UNNECESSARY]
+        wire["data"] = {"name": d.name}
+        out.append(wire)
     return out
 
 
-def _description(href: str | None) -> lsp.CodeDescription | None:
-    return lsp.CodeDescription(href=href) if href else None
+def to_lsp(doc: Document, diags: list[Diagnostic], docs_url: str | None = None) -> list[lsp.Diagnostic]:
+    """The findings as lsprotocol's Diagnostics: ``to_wire``'s JSON, read into its types."""
+    return from_wire(to_wire(doc, diags, docs_url))
+
+
+def from_wire(wire: list[dict[str, Any]]) -> list[lsp.Diagnostic]:
+    """Diagnostic JSON read into lsprotocol's types."""
+    from lsprotocol import types as lsp
+    from lsprotocol.converters import get_converter
+
+    return get_converter().structure(wire, list[lsp.Diagnostic])
 
 
 # =========================================================================== second places
 
 
-def _related(doc: Document, d: Diagnostic, offset: int) -> list[lsp.DiagnosticRelatedInformation]:
+def _related(doc: Document, d: Diagnostic, offset: int) -> list[dict[str, Any]]:
     finder = _RELATED.get(d.code)
     if finder is None:
         return []
@@ -117,7 +138,7 @@ def _related(doc: Document, d: Diagnostic, offset: int) -> list[lsp.DiagnosticRe
         places = finder(doc, offset)
     except Exception:  # noqa: BLE001 - related places are a help, never a reason to fail
         return []
-    return [lsp.DiagnosticRelatedInformation(lsp.Location(uri=doc.uri, range=doc.lines.range(a, b)), message)
+    return [{"location": {"uri": doc.uri, "range": doc.lines.span(a, b)}, "message": message}
             for (a, b), message in places]
 
 

@@ -60,6 +60,16 @@ def is_workflow_path(path: str) -> bool:
     return format_from_path(path) is not None
 
 
+#: the editor's language ids of the documents the server checks, whatever their file's name
+CHECKED_LANGUAGES = ("yaml", "json", "jsonc")
+
+
+def is_checked(path: str, language_id: str) -> bool:
+    """Whether the server checks an open document: a workflow file by its name, or any
+    document the editor calls YAML or JSON."""
+    return is_workflow_path(path) or language_id in CHECKED_LANGUAGES
+
+
 def looks_like_workflow(text: str) -> bool:
     return any(k in text for k in WORKFLOW_KEYS)
 
@@ -114,6 +124,16 @@ class Document:
         if root is None or root.kind != "map":
             return []
         return unwrap.unwrap(self.source, root, self.parsed.format, self.mode).workflows
+
+    @classmethod
+    def opened(cls, uri: str, fs_path: str | None, text: str, version: int | None, language_id: str,
+               encoding: str, mode: str) -> "Document":
+        """The document the editor holds: ``fs_path`` is the uri's file (None when it names
+        none); a JSON document without a workflow file's name is read as JSON."""
+        path = fs_path or uri
+        if language_id == "json" and not is_workflow_path(path):
+            path += ".json"
+        return cls(uri, path, text, version, encoding, mode)
 
     def workflow_at(self, offset: int) -> Workflow | None:
         """The workflow whose definition holds ``offset`` (an update body may hold two)."""

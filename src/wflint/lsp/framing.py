@@ -21,123 +21,35 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import sys
 import threading
 from typing import Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
-from .documents import is_workflow_path
+from .documents import is_checked
+from .wire import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, FdReader, FramingError, frame, read_frame
 
 logger = logging.getLogger(__name__)
-
-#: bytes of one header line, and of one message body
-MAX_HEADER_LINE = 8192
-MAX_BODY_BYTES = 256 * 1024 * 1024
-PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
-CHECKED_LANGUAGES = ("yaml", "json", "jsonc")
-
-
-class FramingError(Exception):
-    """The input can no longer be split into messages."""
-
-
-def read_frame(stream: Any) -> bytes | None:
-    """One message body; None at a clean end of input (between frames)."""
-    length: int | None = None
-    first = True
-    while True:
-        line = stream.readline(MAX_HEADER_LINE)
-        if not line:
-            if first:
-                return None
-            raise FramingError("the input ended inside a message's headers")
-        first = False
-        if not line.endswith(b"\n"):
-            raise FramingError(f"a header line longer than {MAX_HEADER_LINE} bytes" if len(line) >= MAX_HEADER_LINE
-                               else "the input ended inside a message's headers")
-        text = line.rstrip(b"\r\n")
-        if not text:
-            break
-        name, sep, value = text.partition(b":")
-        if not sep:
-            raise FramingError(f"a header line that is not 'name: value': {text[:80]!r}")
-        if name.strip().lower() == b"content-length":
-            value = value.strip()
-            if not value.isdigit():
-                raise FramingError(f"Content-Length is not a number: {value[:40]!r}")
-            if length is not None and int(value) != length:
-                raise FramingError("two different Content-Length headers")
-            length = int(value)
-    if length is None:
-        raise FramingError("a message without a Content-Length header")
-    if length > MAX_BODY_BYTES:
-        raise FramingError(f"a message of {length} bytes (at most {MAX_BODY_BYTES})")
-    body = stream.read(length) if length else b""
-    if len(body) < length:
-        raise FramingError("the input ended inside a message's body")
-    return body
-
-
-class FdReader:
-    """``readline`` and ``read`` over a file descriptor with ``os.read``: no buffered file's
-    lock, which a daemon thread blocked in a read would hold while the interpreter exits
-    (a fatal error at shutdown)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = bytearray()
-        self.eof = False
-
-    def _fill(self) -> bool:
-        if self.eof:
-            return False
-        chunk = os.read(self.fd, 65536)
-        if not chunk:
-            self.eof = True
-            return False
-        self.buffer += chunk
-        return True
-
-    def readline(self, limit: int) -> bytes:
-        while True:
-            end = self.buffer.find(b"\n", 0, limit)
-            if end >= 0:
-                return self._take(end + 1)
-            if len(self.buffer) >= limit or not self._fill():
-                return self._take(min(limit, len(self.buffer)))
-
-    def read(self, n: int) -> bytes:
-        while len(self.buffer) < n and self._fill():
-            pass
-        return self._take(min(n, len(self.buffer)))
-
-    def _take(self, n: int) -> bytes:
-        out = bytes(self.buffer[:n])
-        del self.buffer[:n]
-        return out
-
-
-def frame(payload: dict[str, Any]) -> bytes:
-    body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
 
 class Dispatcher:
     """Hands readable messages to pygls, answers the others itself."""
 
-    def __init__(self, server: Any, writer: StdoutWriter) -> None:
+    def __init__(self, server: Any, writer: Any, initialize_read: bytes | None = None) -> None:
         self.server = server
         self.protocol = server.protocol
         self.writer = writer
         #: documents opened that the server does not check: their notifications are dropped
         self.unchecked: set[str] = set()
+        #: what the first message is read as when lsprotocol cannot read it: the ``initialize``
+        #: the opening answered, limited to the capabilities it read (``opening.readable_initialize``)
+        self.initialize_read = initialize_read
 
     def error(self, msg_id: Any, code: int, message: str) -> None:
         self.writer.write(frame({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}))
 
     def handle(self, body: bytes) -> None:
+        initialize_read, self.initialize_read = self.initialize_read, None
         try:
             message = json.loads(body, object_hook=self.protocol.structure_message)
         except (ValueError, RecursionError) as exc:  # not JSON (UnicodeDecodeError is a ValueError)
@@ -145,6 +57,9 @@ class Dispatcher:
                 self.error(None, PARSE_ERROR, f"wflint: the message is not JSON: {exc}")
             return
         except Exception as exc:  # noqa: BLE001 - lsprotocol refused the params' shape
+            if initialize_read is not None:  # the client was told it was read: hold to that
+                self.handle(initialize_read)
+                return
             if not self._unreadable_params(body, exc):
                 logger.warning("dropped an unreadable notification: %s", exc)
             return
@@ -183,7 +98,7 @@ class Dispatcher:
             from pygls.uris import to_fs_path
 
             path = to_fs_path(uri) or uri
-            if is_workflow_path(path) or doc.language_id in CHECKED_LANGUAGES:
+            if is_checked(path, doc.language_id):
                 return False
             self.unchecked.add(uri)
             return True
@@ -195,12 +110,47 @@ class Dispatcher:
         return uri in self.unchecked
 
 
-async def serve(server: Any, stdin: Any, writer: StdoutWriter, stop: threading.Event) -> None:
+class AnsweredBefore:
+    """The server's writer, less its answer to the ``initialize`` the opening answered: that
+    answer is compared with the opening's, and standard error says so if they differ."""
+
+    def __init__(self, writer: Any, msg_id: Any, answer: dict[str, Any]) -> None:
+        self.writer = writer
+        self.msg_id = msg_id
+        self.answer: dict[str, Any] | None = answer
+
+    def write(self, data: bytes) -> None:
+        if self.answer is not None:
+            message = json.loads(data.partition(b"\r\n\r\n")[2])
+            if message.get("id") == self.msg_id and "method" not in message:
+                if message.get("result") != self.answer:
+                    sys.stderr.write("wflint lsp: the answer to initialize given before the server started differs "
+                                     f"from the server's: {json.dumps(self.answer)} against {json.dumps(message)}\n")
+                self.answer = None
+                return
+        self.writer.write(data)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def serve(server: Any, stdin: Any, writer: Any, stop: threading.Event, opening: Any = None) -> None:
     """Frames are read on a daemon thread (a read blocked on stdin never holds up the exit)
-    and handled here, on the event loop, in order."""
+    and handled here, on the event loop, in order: first those the opening read (``opening``),
+    then the rest."""
     loop = asyncio.get_running_loop()
-    dispatcher = Dispatcher(server, writer)
+    initialize_read = None
+    if opening is not None and opening.initialize_read is not None:
+        initialize_read = json.dumps({"jsonrpc": "2.0", "id": opening.initialize_id, "method": "initialize",
+                                      "params": opening.initialize_read}).encode()
+    dispatcher = Dispatcher(server, writer, initialize_read)
     frames: asyncio.Queue = asyncio.Queue()
+    for item in opening.frames if opening is not None else ():
+        frames.put_nowait(item)
+    if opening is not None and opening.frames and not isinstance(opening.frames[-1], bytes):
+        reading = False  # the input ended, or broke, during the opening
+    else:
+        reading = True
 
     def reader() -> None:
         while True:
@@ -216,7 +166,8 @@ async def serve(server: Any, stdin: Any, writer: StdoutWriter, stop: threading.E
             if body is None:
                 return
 
-    threading.Thread(target=reader, daemon=True, name="wflint-lsp-reader").start()
+    if reading:
+        threading.Thread(target=reader, daemon=True, name="wflint-lsp-reader").start()
     while not stop.is_set():
         item = await frames.get()
         if item is None:
@@ -231,16 +182,20 @@ async def serve(server: Any, stdin: Any, writer: StdoutWriter, stop: threading.E
             logger.exception("wflint: a message could not be handled")
 
 
-def serve_stdio(server: Any, stdin: Any = None, stdout: BinaryIO | None = None) -> None:
+def serve_stdio(server: Any, stdin: Any = None, stdout: BinaryIO | None = None, opening: Any = None) -> None:
     """Serve ``server`` (a pygls LanguageServer) over stdin/stdout until ``exit`` or the end of
-    input; a framing error ends the process with status 1 and a message on standard error."""
+    input, taking over from ``opening`` (``opening.Opening``: what was read and answered before
+    pygls was imported) when given; a framing error ends the process with status 1 and a
+    message on standard error."""
     stop = threading.Event()
     server._stop_event = stop  # what pygls's own loop would have set up (exit sets it)
-    writer = StdoutWriter(stdout or sys.stdout.buffer)
+    writer: Any = StdoutWriter(stdout or sys.stdout.buffer)
+    if opening is not None and opening.initialize_answer is not None:
+        writer = AnsweredBefore(writer, opening.initialize_id, opening.initialize_answer)
     server.protocol.set_writer(writer)
     status = 0
     try:
-        asyncio.run(serve(server, stdin or FdReader(sys.stdin.fileno()), writer, stop))
+        asyncio.run(serve(server, stdin or FdReader(sys.stdin.fileno()), writer, stop, opening))
     except FramingError as exc:
         sys.stderr.write(f"wflint lsp: cannot read the client's messages any more ({exc}); exiting so the "
                          "editor can restart the server\n")

@@ -2,14 +2,21 @@
 
 LSP counts columns in UTF-16 code units unless the client and server agree on UTF-8 or UTF-32;
 wflint counts characters (code points). Lines are split at ``\\n``, ``\\r\\n`` and ``\\r``, as the
-protocol says."""
+protocol says.
+
+``point`` and ``span`` give positions and ranges as the protocol's JSON, with nothing from
+lsprotocol (the opening of a session answers before lsprotocol is imported); ``position`` and
+``range`` give lsprotocol's types, for the features pygls serves.
+"""
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types as lsp
+if TYPE_CHECKING:
+    from lsprotocol import types as lsp
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -37,13 +44,27 @@ class LineIndex:
             return len(s.encode("utf-8", "surrogatepass"))
         return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
 
-    def position(self, offset: int) -> lsp.Position:
+    def point(self, offset: int) -> tuple[int, int]:
+        """The 0-based line and the column in this index's encoding of a character offset
+        (clamped to the text)."""
         offset = min(max(offset, 0), len(self.text))
         line = bisect_right(self.starts, offset) - 1
-        start = self.starts[line]
-        return lsp.Position(line=line, character=self._units(self.text[start:offset]))
+        return line, self._units(self.text[self.starts[line]:offset])
+
+    def span(self, start: int, end: int) -> dict[str, Any]:
+        """The range from ``start`` to ``end`` (no earlier than ``start``) as the protocol's JSON."""
+        (l1, c1), (l2, c2) = self.point(start), self.point(max(start, end))
+        return {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}
+
+    def position(self, offset: int) -> lsp.Position:
+        from lsprotocol import types as lsp
+
+        line, character = self.point(offset)
+        return lsp.Position(line=line, character=character)
 
     def range(self, start: int, end: int) -> lsp.Range:
+        from lsprotocol import types as lsp
+
         return lsp.Range(start=self.position(start), end=self.position(max(start, end)))
 
     def offset(self, position: lsp.Position) -> int:

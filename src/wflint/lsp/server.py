@@ -20,7 +20,6 @@ import logging
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, Callable
 
 from lsprotocol import types as lsp
@@ -30,65 +29,24 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..api import InternalError
-from ..config import Config, ConfigError, discover
 from ..diagnostics import Diagnostic
-from . import actions, completion, hover, navigation, symbols
-from .diagnostics import findings, to_lsp
-from .documents import Document, is_workflow_path
+from . import actions, capabilities, completion, hover, navigation, symbols
+from .configs import CONFIG_NAMES, ConfigCache
+from .diagnostics import findings, from_wire, to_lsp
+from .documents import Document, is_checked
+from .opening import Opened, Opening
 
 #: changes closer together than this are a burst, checked once it has been quiet this long
 DEBOUNCE_SECONDS = 0.03
-CONFIG_NAMES = (".wflint.toml", "pyproject.toml")
 _REQUEST_FAILED = -32803
 _ENCODINGS = {lsp.PositionEncodingKind.Utf8: "utf-8", lsp.PositionEncodingKind.Utf16: "utf-16",
               lsp.PositionEncodingKind.Utf32: "utf-32"}
 
 
-class ConfigCache:
-    """The configuration per directory, fresh as long as the config files' times are."""
-
-    def __init__(self, report: Callable[[str], None]):
-        self.report = report
-        self._cache: dict[Path, tuple[tuple, Config]] = {}
-        self._reported: set[str] = set()
-
-    @staticmethod
-    def _stamp(directory: Path) -> tuple:
-        out = []
-        for d in [directory, *directory.parents]:
-            for name in CONFIG_NAMES:
-                try:
-                    out.append((str(d / name), (d / name).stat().st_mtime_ns))
-                except OSError:
-                    pass
-        return tuple(out)
-
-    def clear(self) -> None:
-        self._cache.clear()
-
-    def for_path(self, path: str | None) -> Config:
-        if not path:
-            return Config()
-        directory = Path(path).parent
-        stamp = self._stamp(directory)
-        cached = self._cache.get(directory)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        try:
-            config = discover(directory)
-        except ConfigError as exc:
-            message = f"wflint: {exc}; using the default configuration"
-            if message not in self._reported:
-                self._reported.add(message)
-                self.report(message)
-            config = Config()
-        self._cache[directory] = (stamp, config)
-        return config
-
-
 class WflintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("wflint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("wflint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind(
+            capabilities.TEXT_SYNC_INCREMENTAL))
         self.checks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wflint-check")
         self.requests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wflint-request")
         self.pending: dict[str, asyncio.Task] = {}
@@ -102,6 +60,30 @@ class WflintServer(LanguageServer):
         self.docs_url: str | None = None
         #: error messages already shown to the user
         self.said: set[str] = set()
+        #: the first document, checked and published before the server started (``opening``)
+        self.opened_early: Opened | None = None
+
+    def take_over(self, opening: Opening) -> None:
+        """Go on from what the opening of the session did before pygls was imported."""
+        if opening.configs is not None:
+            opening.configs.report = self._show_warning
+            self.configs = opening.configs
+        self.opened_early = opening.opened
+
+    def seed_opened(self, uri: str) -> bool:
+        """Take the findings the opening published for ``uri`` when they are of the text the
+        editor holds, so it is not checked twice; False when there are none to take."""
+        early = self.opened_early
+        if early is None or early.document.uri != uri:
+            return False
+        self.opened_early = None
+        current = self.document(uri)
+        if current is None or (current.version, current.text, current.encoding, current.path) != (
+                early.document.version, early.document.text, early.document.encoding, early.document.path):
+            return False
+        self.checked[uri] = (early.document, early.findings)
+        self.published[uri] = from_wire(early.published)
+        return True
 
     # -- documents ---------------------------------------------------------------------------
     def _show_warning(self, message: str) -> None:
@@ -112,8 +94,7 @@ class WflintServer(LanguageServer):
         text_doc = self.workspace.text_documents.get(uri)
         if text_doc is None:
             return False
-        path = to_fs_path(uri) or uri
-        return is_workflow_path(path) or text_doc.language_id in ("yaml", "json", "jsonc")
+        return is_checked(to_fs_path(uri) or uri, text_doc.language_id)
 
     def document(self, uri: str) -> Document | None:
         """The document as the editor holds it now (the last check's, when it is current)."""
@@ -123,12 +104,10 @@ class WflintServer(LanguageServer):
         cached = self.checked.get(uri)
         if cached is not None and cached[0].version == text_doc.version and cached[0].text == text_doc.source:
             return cached[0]
-        path = to_fs_path(uri) or uri
-        if text_doc.language_id == "json" and not is_workflow_path(path):
-            path += ".json"
         config = self.configs.for_path(to_fs_path(uri))
         encoding = _ENCODINGS.get(self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16, "utf-16")
-        return Document(uri, path, text_doc.source, text_doc.version, encoding, config.mode)
+        return Document.opened(uri, to_fs_path(uri), text_doc.source, text_doc.version, text_doc.language_id,
+                               encoding, config.mode)
 
     # -- checks ------------------------------------------------------------------------------
     def changed(self, uri: str) -> None:
@@ -232,8 +211,9 @@ def build() -> WflintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: WflintServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        if ls.wanted(params.text_document.uri):
-            ls.schedule(params.text_document.uri, 0)
+        uri = params.text_document.uri
+        if ls.wanted(uri) and not ls.seed_opened(uri):
+            ls.schedule(uri, 0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: WflintServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -264,7 +244,7 @@ def build() -> WflintServer:
             ls.recheck_all()
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
-        code_action_kinds=[lsp.CodeActionKind.QuickFix, actions.FIX_ALL_KIND]))
+        code_action_kinds=list(capabilities.CODE_ACTION_KINDS)))
     async def code_action(ls: WflintServer, params: lsp.CodeActionParams):
         uri = params.text_document.uri
         doc = ls.document(uri)
@@ -286,7 +266,7 @@ def build() -> WflintServer:
         return await ls.run_request(uri, lambda d: hover.hover(
             d, _offset(d, params.position), diags if diags is not None else findings(d, config)))
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[" ", "{", "[", ",", "-", '"']))
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=capabilities.COMPLETION_TRIGGERS))
     async def on_completion(ls: WflintServer, params: lsp.CompletionParams):
         return await ls.run_request(params.text_document.uri,
                                     lambda d: completion.complete(d, _offset(d, params.position)))
@@ -321,9 +301,13 @@ def build() -> WflintServer:
     return server
 
 
-def run() -> None:
-    """Serve over stdin/stdout until the client says exit."""
+def run(opening: Opening | None = None, stdin: Any = None) -> None:
+    """Serve over stdin/stdout until the client says exit, going on from ``opening`` (what was
+    read from ``stdin`` and answered before pygls was imported) when given."""
     logging.basicConfig(level=logging.WARNING)
     from .framing import serve_stdio  # the base protocol, read so that no frame can wedge it
 
-    serve_stdio(build())
+    server = build()
+    if opening is not None:
+        server.take_over(opening)
+    serve_stdio(server, stdin, opening=opening)
