@@ -245,6 +245,23 @@ def test_a_client_whose_capabilities_pygls_cannot_read_is_still_served(tmp_path)
         raw.close()
 
 
+def test_notifications_before_the_first_document_are_kept_for_the_server(tmp_path):
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(FLOW)
+    settings = {"method": "workspace/didChangeConfiguration", "params": {"settings": {"wflint": {}}}}
+    read, write = os.pipe()
+    opening_input = _opening_input(flow.as_uri(), FLOW)
+    initialize_end = opening_input.index(b"Content-Length", 1)
+    os.write(write, opening_input[:initialize_end] + _frames(settings) + opening_input[initialize_end:])
+    os.close(write)
+    out = Sink()
+    opening = open_session(FdReader(read), out)
+    assert opening.opened is not None and [m.get("method") for m in out.messages()] == [
+        None, "textDocument/publishDiagnostics"]
+    assert [json.loads(f)["method"] for f in opening.frames] == [
+        "initialize", "workspace/didChangeConfiguration", "initialized", "textDocument/didOpen"]
+
+
 def test_the_opening_leaves_anything_else_to_the_server():
     read, write = os.pipe()
     os.write(write, _frames({"id": 7, "method": "shutdown"}))
@@ -255,7 +272,15 @@ def test_the_opening_leaves_anything_else_to_the_server():
     assert len(opening.frames) == 1 and isinstance(opening.frames[0], bytes)
 
     read, write = os.pipe()
+    os.write(write, _frames({"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+                            {"method": "exit"}, {"method": "textDocument/didOpen", "params": {}}))
+    os.close(write)
+    opening = open_session(FdReader(read), out := Sink())
+    assert [m.get("id") for m in out.messages()] == [1] and len(opening.frames) == 2 and opening.opened is None
+
+    read, write = os.pipe()
     os.write(write, _frames({"id": 1, "method": "initialize", "params": {"processId": "me", "capabilities": {}}}))
     os.close(write)
+    out = io.BytesIO()
     opening = open_session(FdReader(read), out)
     assert out.getvalue() == b"" and opening.initialize_id is None  # pygls answers what it cannot read

@@ -7,13 +7,14 @@ the opening reads the first frames itself:
 
 1. ``initialize``, when its params have the shape the answer depends on, is answered with what
    pygls would answer (``capabilities.initialize_result``);
-2. ``initialized`` is passed over;
+2. notifications before a document is opened (``initialized``, a client's settings) are
+   passed over: they are kept for the server, which reads them in their turn;
 3. the first ``textDocument/didOpen`` of a document the server checks is checked as the server
    checks it (the same configuration lookup, ``diagnostics.findings``), and its diagnostics are
    published (``diagnostics.to_wire``).
 
-Anything else (another message first, a frame that cannot be read, the end of input, a check
-that fails) ends the opening at once, with nothing published for it. Every frame read is kept,
+Anything else (another message first, a request, ``exit``, a frame that cannot be read, the
+end of input, a check that fails) ends the opening at once, with nothing published for it. Every frame read is kept,
 in order: the server (``server.run``) replays them all, so pygls's state is what it would have
 been had it read them itself; it drops its own second answer to ``initialize`` and takes the
 first document's findings from here instead of checking it again.
@@ -92,11 +93,13 @@ def open_session(reader: Any, out: BinaryIO) -> Opening:
         if message is None:
             return opening
         method = message.get("method")
-        if method == "initialized" and "id" not in message:
-            continue
-        document = _opened_document(message) if method == "textDocument/didOpen" else None
+        if method != "textDocument/didOpen":
+            if "id" in message or method == "exit" or not isinstance(method, str):
+                return opening  # a request, exit or an answer: the server's business
+            continue  # a notification (initialized, a setting): the server reads it in turn
+        document = _opened_document(message)
         if document is None:
-            return opening  # the server answers everything else
+            return opening
         uri, text, version, language_id = document
         from pygls.uris import to_fs_path  # small: a path from a file uri, nothing of the server
 
