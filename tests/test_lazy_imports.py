@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 VALID_FILE = next(p for p in sorted((ROOT / "fixtures" / "valid").iterdir()) if p.suffix == ".yaml")
 HEAVY = ("jsonschema", "jsonschema_rs", "jinja2", "starlette", "uvicorn", "pydantic", "wflint.server", "wflint.fix", "wflint.api",
-         "pygls", "lsprotocol", "sqlite3", "tomllib", "wflint.rules", "wflint.config")
+         "pygls", "lsprotocol", "sqlite3", "tomllib", "wflint.rules", "wflint.config", "pathspec")
 
 PROBE = """
 import contextlib, io, sys
@@ -27,9 +27,9 @@ print(" ".join(sorted(h for h in heavy if h in sys.modules)))
 """
 
 
-def loaded(*args: str) -> set[str]:
+def loaded(*args: str, cwd: Path = ROOT) -> set[str]:
     out = subprocess.run([sys.executable, "-c", PROBE.replace("{HEAVY!r}", repr(HEAVY)), *args],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+                         capture_output=True, text=True, check=True, cwd=cwd)
     return set(out.stdout.split())
 
 
@@ -82,6 +82,40 @@ def test_checking_comparisons_arithmetic_and_filter_arguments_does_not_import_ji
         "{{ site | upper }}", "{{ site | replace('/', '_') }} {{ site == 'x' }} {{ 'a' if site else 'b' }}"))
     got = loaded("check", str(path))
     assert "wflint.api" in got and "jinja2" not in got
+
+
+LOOP_OUTPUT_TOJSON = """\
+title: t
+workflow_definition:
+  parameters:
+    - {parameter_type: workflow, key: orders, workflow_parameter_type: json}
+  blocks:
+    - block_type: for_loop
+      label: each_order
+      loop_over_parameter_key: orders
+      loop_blocks:
+        - {block_type: text_prompt, label: look, prompt: "Look at {{ current_value }}"}
+    - block_type: text_prompt
+      label: summarize
+      prompt: "Summarize {{ each_order_output | tojson }} and {{ each_order_output[0][0].output_value | tojson }}"
+"""
+
+
+def test_wf701_reads_a_tojson_of_a_loop_output_without_jinja2(tmp_path):
+    path = tmp_path / "flow.yaml"
+    path.write_text(LOOP_OUTPUT_TOJSON)
+    got = loaded("check", str(path))
+    assert "wflint.api" in got and "jinja2" not in got
+    found = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", "concise", str(path)],
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert [line.split()[1] for line in found.stdout.splitlines() if "WF701" in line] == ["WF701"]
+
+
+def test_a_configuration_without_globs_does_not_import_pathspec(tmp_path):
+    (tmp_path / ".wflint.toml").write_text('ignore = ["WF213"]\n')
+    (tmp_path / "flow.yaml").write_text(SIMPLE_TEMPLATES)
+    got = loaded("check", "flow.yaml", cwd=tmp_path)
+    assert "wflint.config" in got and "tomllib" in got and "pathspec" not in got
 
 
 def test_a_template_with_a_statement_still_imports_jinja2(tmp_path):

@@ -543,3 +543,23 @@ def test_every_public_name_of_the_model_package_resolves_to_the_newest_release()
     assert model.TASK_STYLE_TYPES == tuple(t for t, m in newest.BLOCK_TYPES.items() if m.extra.get("task_style"))
     with pytest.raises(AttributeError):
         model.NO_SUCH_NAME  # noqa: B018
+
+
+def test_declaration_types_behave_as_frozen_dataclasses():
+    # plain classes for start-up's sake (model.types), with a frozen dataclass's behaviour
+    from dataclasses import FrozenInstanceError
+
+    from wflint.model import types as t
+
+    f = t.Field("goal", t.Str(min_length=1), "The goal.", required=True)
+    assert f == t.Field("goal", t.Str(min_length=1), "The goal.", required=True) and f != t.Field("goal", t.Str())
+    assert hash(f) == hash(t.Field("goal", t.Str(min_length=1), "The goal.", required=True))
+    assert t.Str() != t.Bool() and t.Num() == t.Num() and hash(t.Num()) == hash(())
+    assert repr(t.Array(t.Str(), 1)) == "Array(items=Str(min_length=None, max_length=None, strip=False), min_items=1)"
+    changed = t.replace(f, since="1.0.55")
+    assert (changed.since, changed.name, f.since) == ("1.0.55", "goal", None)
+    with pytest.raises(FrozenInstanceError):
+        f.name = "x"
+    with pytest.raises(TypeError):
+        t.replace(f, colour="red")
+    assert t.ObjectModel("O", "O", "", ()).extra == {}

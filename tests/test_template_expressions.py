@@ -1,6 +1,7 @@
 """Templates of plain expressions are read without Jinja's parser (``template_expressions``),
-and the answer is Jinja's: the same reads (name, offset, attributes in order) and tag spans,
-on every template of the fixtures, on hand-picked cases and on generated ones."""
+and the answer is Jinja's: the same reads (name, offset, attributes in order), tag spans and
+filters (name and what each is applied to, in Jinja's tree order), on every template of the
+fixtures, on hand-picked cases and on generated ones."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from wflint.api import check_bytes
 from wflint.checks import template_analysis as ta
 from wflint.checks import template_expressions as te
+from wflint.rules import wf701_loop_output_tojson as wf701
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,14 +23,24 @@ def jinjas(text: str):
     return full.error, (tuple((r.name, r.offset, r.attrs) for r in full.reads), full.tags)
 
 
+def jinjas_filters(text: str):
+    from jinja2 import nodes
+
+    tree = ta.environment().parse(text)
+    return tuple((f.name, wf701._chain(f.node)) for f in tree.find_all(nodes.Filter))
+
+
 def assert_same_as_jinja(text: str) -> bool:
     """True when ``text`` is read without Jinja (and then exactly as Jinja reads it)."""
     fast = te.reads(text, ta.JINJA_GLOBALS)
+    filters = te.filters(text)
+    assert (fast is None) == (filters is None), text
     if fast is None:
         return False
     error, expected = jinjas(text)
     assert error is None, (text, error)
     assert fast == expected, text
+    assert filters == jinjas_filters(text), text
     return True
 
 
@@ -58,6 +70,11 @@ CASES = [
     "{{ a.x if a.y else a.z if a.w else a.v }}",
     "{{ f(a.x if a.y) }} {{ (a.q if a.r).s }}",
     "}} {{ a }}} {{ b }}",
+    "{{ each_output | tojson }} {{ each_output[0][0].output_value | tojson }}",
+    "{{ x_output[0]['output_parameter'] | tojson }} {{ (x_output[1]).y[2] | tojson }}",
+    "{{ -x_output | tojson }} {{ not x_output | tojson }} {{ x_output() | tojson }}",
+    "{{ a | f(b | g(c | tojson), k=d | tojson) | h }}",  # the last filter of a run comes first
+    "{{ (a | f)(b | g).c | h }} {{ a.b | tojson if c | f else d | g }}",
 ]
 
 
@@ -96,7 +113,8 @@ def test_every_template_of_the_fixtures_reads_the_same():
     assert len(seen) > 50 and len(read) > len(seen) // 3  # the fixtures exercise the fast path
 
 
-NAMES = ["a", "b", "c", "loop", "range", "attribute", "i"]
+NAMES = ["a", "b", "c", "loop", "range", "attribute", "i", "each_output"]
+FILTERS = ["lower", "join", "map", "length", "default", "tojson"]
 
 
 def _expression(rng: random.Random, depth: int = 0) -> str:
@@ -128,13 +146,13 @@ def _operand(rng: random.Random, depth: int) -> str:
     for _ in range(rng.randint(0, 3)):
         k = rng.random()
         if k < 0.5:
-            base += "." + rng.choice(NAMES + ["status", "x"])
+            base += "." + rng.choice(NAMES + ["status", "x", "output_value"])
         elif k < 0.7:
-            base += "[" + rng.choice(["0", "'k'", '"z"', "1"]) + "]"
+            base += "[" + rng.choice(["0", "'k'", '"z"', "1", "'output_parameter'"]) + "]"
         elif depth < 4:
             base += "(" + ", ".join(_expression(rng, depth + 2) for _ in range(rng.randint(0, 2))) + ")"
     for _ in range(rng.randint(0, 2)):
-        base += " | " + rng.choice(["lower", "join", "map", "length", "default"])
+        base += " | " + rng.choice(FILTERS)
         if rng.random() < 0.5 and depth < 4:
             args = [_expression(rng, depth + 2) for _ in range(rng.randint(0, 2))]
             if rng.random() < 0.4:

@@ -169,6 +169,8 @@ def _quoted(text: str) -> str:
 
 def _check_globs(origin: str, globs: list[tuple[str, str]]) -> None:
     """Globs whose matching could take time out of proportion are refused (``wflint.globs``)."""
+    if not globs:  # most configurations have none: spare importing pathspec (about 10 ms)
+        return
     from .globs import GlobTooComplex, check_pattern
 
     for key, glob in globs:

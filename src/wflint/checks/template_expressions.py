@@ -16,6 +16,10 @@ The attributes read on a name are listed in the order Jinja's ``find_all`` walk 
 source order for every construct the grammar accepts (``Add(left, right)``, ``Compare(expr,
 ops)``, ``Filter(node, args, kwargs)``, ``Call(node, args, kwargs)``) except the conditional
 expression, whose node holds the test first (``CondExpr(test, expr1, expr2)``).
+
+``filters(text)`` lists the filters such a template applies, in the same walk's order, each
+with what it is applied to when that is a name read through attributes and constant keys
+(``out[0].x | tojson``: ``("out", (0, "x"))``): what WF701 asks Jinja's tree for.
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ _ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
 #: more unary operators in a row than this, or more brackets deep, are left to Jinja
 _MAX_RUN = 20
 
+#: what a filter is applied to when Jinja's node for it is a ``Name`` under ``Getattr`` and
+#: ``Getitem`` with constant keys: the name and the keys, innermost first; None otherwise
+Chain = tuple[str, tuple[str | int, ...]] | None
+
 
 class _Unsupported(Exception):
     pass
@@ -52,7 +60,8 @@ class _Unsupported(Exception):
 
 class _Expression:
     """A recursive-descent reader of one tag's tokens (kind, value, offset), recording each
-    name read and the first attribute or string key read on it."""
+    name read and the first attribute or string key read on it, and every filter applied.
+    Each level returns the ``Chain`` its expression is (None for anything else)."""
 
     def __init__(self, tokens: list[tuple[str, str, int]]) -> None:
         self.tokens = tokens
@@ -62,6 +71,8 @@ class _Expression:
         self.loads: list[tuple[str, int]] = []
         #: (name, key) of every read whose first accessor is ``.attr`` or ``['key']``
         self.chains: list[tuple[str, Any]] = []
+        #: (filter name, the chain it is applied to) in Jinja's ``find_all`` order
+        self.filters: list[tuple[str, Chain]] = []
 
     def peek(self, ahead: int = 0) -> tuple[str, str, int] | None:
         j = self.i + ahead
@@ -89,27 +100,28 @@ class _Expression:
         if self.peek() is not None:
             raise _Unsupported
 
-    def expression(self) -> str | None:
+    def expression(self) -> Chain:
         """``x if test else y`` (Jinja's conditional expression, whose node lists the test
-        first: its reads come first), or a plain ``or_expression``."""
-        start = len(self.chains)
+        first: its reads and filters come first), or a plain ``or_expression``."""
+        start, filters_start = len(self.chains), len(self.filters)
         bare = self.or_expression()
         while self.at("if"):
             self.i += 1
-            middle = len(self.chains)
+            middle, filters_middle = len(self.chains), len(self.filters)
             self.or_expression()
             self.chains[start:] = self.chains[middle:] + self.chains[start:middle]
+            self.filters[filters_start:] = self.filters[filters_middle:] + self.filters[filters_start:filters_middle]
             bare = None
             if self.at("else"):
                 self.i += 1
                 self.expression()
         return bare
 
-    def or_expression(self) -> str | None:
+    def or_expression(self) -> Chain:
         """Operands joined by binary operators: Jinja accepts any such alternation (every
         level of its grammar is ``left (op right)*``). ``not`` may open the expression and each
         operand after ``and``/``or``; elsewhere Jinja reads it as a name, which this leaves to
-        it. Returns the name when the expression is a bare name (Jinja's parentheses make no
+        it. Returns the chain when the expression is one operand (Jinja's parentheses make no
         node, so ``(name).attr`` reads ``attr`` on ``name``)."""
         self.depth += 1
         if self.depth > _MAX_RUN:
@@ -135,34 +147,38 @@ class _Expression:
         self.depth -= 1
         return bare
 
-    def operand(self, may_negate: bool) -> str | None:
-        """One operand; its name when it is a bare name."""
-        run = 0
+    def operand(self, may_negate: bool) -> Chain:
+        """One operand; its chain when it is a name read through attributes and keys."""
+        negated = signed = 0
         while may_negate and self.at("not"):
             self.i += 1
-            run += 1
-            if run > _MAX_RUN:
+            negated += 1
+            if negated > _MAX_RUN:
                 raise _Unsupported
         while self.at("-") or self.at("+"):
             self.i += 1
-            run += 1
-            if run > _MAX_RUN:
+            signed += 1
+            if negated + signed > _MAX_RUN:
                 raise _Unsupported
-        name = self.primary()
-        if self.postfixed(name):
-            name = None
+        mark = len(self.filters)
+        chain = self.postfixed(self.primary())
+        # ``-x | f`` is Filter(Neg(x)), ``not x | f`` is Not(Filter(x)); a filter after the
+        # first is applied to a Filter. The walk meets the last filter of a run first, then
+        # what the first is applied to, then each one's arguments (added as they are read).
+        applied: list[tuple[str, Chain]] = []
         while self.at("|"):
             self.i += 1
-            kind, _, _ = self.take()
+            kind, name, _ = self.take()
             if kind != "name" or self.at("."):
                 raise _Unsupported  # a dotted filter name: left to Jinja
+            applied.insert(0, (name, None if applied or signed else chain))
             if self.at("("):
                 self.arguments()
-            name = None
-        return None if run else name
+        self.filters[mark:mark] = applied
+        return None if negated or signed or applied else chain
 
-    def primary(self) -> str | None:
-        """The name this operand reads, if it is a name (or a name in parentheses)."""
+    def primary(self) -> Chain:
+        """The chain of this operand's name, if it is a name (or one in parentheses)."""
         kind, value, offset = self.take()
         if kind == "name":
             if value in _WORDS:
@@ -170,7 +186,7 @@ class _Expression:
             if value in _CONSTANTS:
                 return None
             self.loads.append((value, offset))
-            return value
+            return value, ()
         if kind in ("string", "int", "float"):
             return None
         if kind == "op" and value == "(":
@@ -179,30 +195,34 @@ class _Expression:
             return inner
         raise _Unsupported
 
-    def postfixed(self, name: str | None) -> bool:
-        """Attributes, keys and calls after an operand; whether there were any."""
-        first = True
+    def postfixed(self, chain: Chain) -> Chain:
+        """Attributes, keys and calls after an operand: the chain they make (None after a
+        call). The first accessor on a bare name is recorded as an attribute read."""
         while True:
+            bare = chain is not None and not chain[1]
             if self.at("."):
                 self.i += 1
                 kind, value, _ = self.take()
                 if kind != "name":
                     raise _Unsupported
-                if first and name is not None:
-                    self.chains.append((name, value))
+                key: str | int = value
             elif self.at("["):
                 self.i += 1
                 kind, value, _ = self.take()
                 if kind not in ("string", "int"):
                     raise _Unsupported
                 self.expect("]")
-                if first and name is not None and kind == "string":
-                    self.chains.append((name, value[1:-1]))
+                key = value[1:-1] if kind == "string" else int(value)
             elif self.at("("):
                 self.arguments()
+                chain = None
+                continue
             else:
-                return not first
-            first = False
+                return chain
+            if bare and isinstance(key, str):
+                self.chains.append((chain[0], key))
+            if chain is not None:
+                chain = chain[0], (*chain[1], key)
 
     def arguments(self) -> None:
         """``( expr, ..., name=expr, ... )``: positional arguments before keywords."""
@@ -240,17 +260,12 @@ def _tokens(text: str, start: int, end: int) -> list[tuple[str, str, int]]:
     return out
 
 
-def reads(text: str, globals_: frozenset[str]) -> tuple[tuple[tuple[str, int, tuple[str, ...]], ...],
-                                                       tuple[tuple[int, int, str], ...]] | None:
-    """((name, offset, attrs) of every variable read, (start, end, "variable") of every tag)
-    as ``template_analysis`` makes them from Jinja's parse, or None when ``text`` is not made
-    of plain expression tags (see the module's docstring)."""
+def _tags(text: str) -> list[tuple[int, int, _Expression]] | None:
+    """(start, end, its read tokens) of every ``{{ }}`` tag, or None when ``text`` is not
+    made of plain expression tags (see the module's docstring)."""
     if "\r" in text or "{%" in text or "{#" in text:
         return None
-    loads: list[tuple[str, int]] = []
-    chains: list[tuple[str, Any]] = []
-    seen: list[tuple[str, str, int]] = []  # every token, in stream order, with ("tag", ...) between tags
-    tags = []
+    out = []
     try:
         pos = text.find("{{")
         while pos >= 0:
@@ -262,15 +277,42 @@ def reads(text: str, globals_: frozenset[str]) -> tuple[tuple[tuple[str, int, tu
                 return None
             reader = _Expression(tokens)
             reader.read()
-            loads.extend(reader.loads)
-            chains.extend(reader.chains)
-            seen.append(("tag", "{{", pos))
-            seen.extend(tokens)
-            seen.append(("tag", "}}", end))
-            tags.append((pos, end + 2, "variable"))
+            out.append((pos, end, reader))
             pos = text.find("{{", end + 2)
     except (_Unsupported, RecursionError):
         return None
+    return out
+
+
+def filters(text: str) -> tuple[tuple[str, Chain], ...] | None:
+    """(filter name, the chain it is applied to) of every filter, in the order of Jinja's
+    ``find_all(nodes.Filter)`` walk, or None when ``text`` is not made of plain expression
+    tags (see the module's docstring)."""
+    tags = _tags(text)
+    if tags is None:
+        return None
+    return tuple(f for _, _, reader in tags for f in reader.filters)
+
+
+def reads(text: str, globals_: frozenset[str]) -> tuple[tuple[tuple[str, int, tuple[str, ...]], ...],
+                                                       tuple[tuple[int, int, str], ...]] | None:
+    """((name, offset, attrs) of every variable read, (start, end, "variable") of every tag)
+    as ``template_analysis`` makes them from Jinja's parse, or None when ``text`` is not made
+    of plain expression tags (see the module's docstring)."""
+    read = _tags(text)
+    if read is None:
+        return None
+    loads: list[tuple[str, int]] = []
+    chains: list[tuple[str, Any]] = []
+    seen: list[tuple[str, str, int]] = []  # every token, in stream order, with ("tag", ...) between tags
+    tags = []
+    for pos, end, reader in read:
+        loads.extend(reader.loads)
+        chains.extend(reader.chains)
+        seen.append(("tag", "{{", pos))
+        seen.extend(reader.tokens)
+        seen.append(("tag", "}}", end))
+        tags.append((pos, end + 2, "variable"))
     if not loads:
         return (), tuple(tags)
     names = {n for n, _ in loads} - globals_

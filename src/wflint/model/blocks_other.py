@@ -12,13 +12,11 @@ from .blocks import (
 )
 from .types import (
     Array, Blocks, Bool, F, Field, FreeObject, Int, ObjectModel, Ref, Str, StrMap, flag, opt_str,
-    text,
+    replace, text,
 )
 
 
 def _since(f: Field, release: str) -> Field:
-    from dataclasses import replace
-
     return replace(f, since=release)
 
 FOR_LOOP = block(

@@ -8,12 +8,13 @@ reads one of these views; the module-level names of ``wflint.model`` are the new
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, TypeVar
 
 from . import enums, releases
 from . import types as t
+from .types import replace
 
 R = TypeVar("R")
 

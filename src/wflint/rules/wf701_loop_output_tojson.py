@@ -25,7 +25,7 @@ fails: "Object of type OutputParameter is not JSON serializable". Take the value
 
 import sys
 
-from ..checks import template_sites
+from ..checks import template_expressions, template_sites
 from ..engine.semantics import LOOP_OUTPUT_ENTRY_KEYS, LOOP_OUTPUT_TOJSON_ERROR
 from .runtime import jinja_tree, loops_by_output
 
@@ -47,15 +47,8 @@ def check(wf):
         names = [n for n in read if n in loops]
         if not names:
             continue
-        tree = jinja_tree(text)
-        if tree is None:
-            continue
-        from jinja2 import nodes  # the tree above is Jinja's: imported by now
-
-        for f in tree.find_all(nodes.Filter):
-            if f.name != "tojson" or f.node is None:
-                continue
-            root = _loop_output_root(f.node)
+        for chain in _tojson_arguments(text):
+            root = _loop_output_root(chain)
             if root is None or root not in loops:
                 continue
             loop = loops[root]
@@ -73,19 +66,42 @@ def check(wf):
             )
 
 
-def _loop_output_root(node):
-    """The name a ``tojson`` argument reads, when it still holds ``output_parameter`` objects:
-    the loop output itself, one iteration, or one child's entry (not an entry's field)."""
+def _tojson_arguments(text):
+    """What each ``tojson`` filter of the template is applied to, as a chain (name, keys)
+    or None (``template_expressions.Chain``), in the order of Jinja's tree walk. Plain
+    expression tags are read without Jinja's parser (the same answer: the tests hold them
+    equal), which spares most processes importing Jinja2; nothing for a template that does
+    not parse (WF401's)."""
+    found = template_expressions.filters(text)
+    if found is not None:
+        return [chain for name, chain in found if name == "tojson"]
+    tree = jinja_tree(text)
+    if tree is None:
+        return []
+    from jinja2 import nodes  # the tree above is Jinja's: imported by now
+
+    return [_chain(f.node) for f in tree.find_all(nodes.Filter) if f.name == "tojson" and f.node is not None]
+
+
+def _chain(node):
+    """A Jinja expression as a chain: a ``Name`` under ``Getattr`` and ``Getitem`` nodes, its
+    keys innermost first (None for a key that is not a constant); None for anything else."""
     from jinja2 import nodes
 
-    depth = 0
+    keys = []
     while isinstance(node, (nodes.Getitem, nodes.Getattr)):
-        key = node.arg.value if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) else \
-            getattr(node, "attr", None)
-        if isinstance(key, str) and key in LOOP_OUTPUT_ENTRY_KEYS:
-            return None
-        depth += 1
+        keys.append(node.arg.value if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) else
+                    getattr(node, "attr", None))
         node = node.node
-    if depth > 2 or not isinstance(node, nodes.Name):
+    return (node.name, tuple(reversed(keys))) if isinstance(node, nodes.Name) else None
+
+
+def _loop_output_root(chain):
+    """The name a ``tojson`` argument reads, when it still holds ``output_parameter`` objects:
+    the loop output itself, one iteration, or one child's entry (not an entry's field)."""
+    if chain is None:
         return None
-    return node.name
+    name, keys = chain
+    if len(keys) > 2 or any(isinstance(key, str) and key in LOOP_OUTPUT_ENTRY_KEYS for key in keys):
+        return None
+    return name
