@@ -126,6 +126,11 @@ def test_the_mock_answers_as_its_openapi_says(case):
     if response.status_code == 405:  # a path made other by its parameters (an empty id: /v1/agents/)
         assert case.method.upper() not in response.headers["allow"][0].split(", ")
         return
+    if any("/" in str(value) for value in (case.path_parameters or {}).values()):
+        # an id holding "/" (sent as %2F) is routed by its decoded path, as the service's server
+        # routes it: GET /v1/agents/x%2Fversions is x's versions (a list), not a workflow
+        assert response.headers["content-type"][0].startswith("application/json")
+        return
     assert str(response.status_code) in case.operation.definition.raw["responses"], (response.status_code, response.text[:300])
     assert response.headers["content-type"][0].startswith("application/json")
     case.operation.validate_response(response)
