@@ -1,7 +1,8 @@
 """The speed work's shortcuts give exactly what the plain code they replaced gave.
 
 Each fast path below stands in for a slower but obvious form (kept here as the reference):
-a list walk of a Python tree for ``ast.walk``, a find-then-match scan for one regular
+a list walk of a Python tree for ``ast.walk``, a code block's tree parsed once per process
+for parsing it per block, a find-then-match scan for one regular
 expression over a whole file, a short file skipping the longest-string walk.
 """
 
@@ -53,6 +54,24 @@ def test_python_nodes_walk_as_ast_walk(code):
     assert nodes(tree) == list(ast.walk(tree))
     # the code block rule hands over its walked tree; the answer is the one parsing gives
     assert error_code_raises(code, nodes(tree)) == error_code_raises(code)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CODE + ["  x = 1", "def (", "y = x\0"]), min_size=1, max_size=4).map("\n".join))
+def test_parsed_code_is_parsing_it_again(code):
+    from wflint.rules import runtime
+
+    parsed = runtime.parsed_code(code)
+    try:
+        fresh = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        assert parsed is None
+        return
+    # the shared parse is the one each block made for itself, and is shared
+    assert runtime.parsed_code(code) is parsed
+    assert ast.dump(parsed.tree, include_attributes=True) == ast.dump(fresh, include_attributes=True)
+    assert [ast.dump(n) for n in parsed.nodes] == [ast.dump(n) for n in ast.walk(fresh)]
+    assert parsed.stored_names == runtime.stored_names(list(ast.walk(fresh)))
 
 
 def test_error_code_raises_reads_the_statement():
