@@ -78,19 +78,29 @@ def sites(wf: Workflow) -> list[Site]:
     by_path = {b.path: b for b in wf.all_blocks}
     any_loop_body = any(b.parent is not None for b in wf.all_blocks)
     depth = wf.limits.template_depth
+    release = wf.release
     out: list[Site] = []
+    append = out.append
     for path, data, obj in objects(wf):
         block = _UNSEEN
-        for name, templated in _templated_fields(wf.release, obj):
-            if name not in data:
+        scope = False
+        for name, templated in _templated_fields(release, obj):
+            value = data.get(name, _UNSEEN)
+            if value is _UNSEEN:
                 continue
             if block is _UNSEEN:
                 block = _owner(by_path, path)
+                scope = _loop_scope(block, path, any_loop_body)
+            if value.__class__ is str and not (name == "code" and block is not None and block.tag == "code"
+                                               and path == block.path):
+                # the common case, a plain string field: what ``_strings`` gives for it
+                append(Site(path + (name,), value, value, name, block, templated, scope, analyze(value, depth)))
+                continue
             is_code = block is not None and block.tag == "code" and path == block.path and name == "code"
-            for where, value in _strings(data[name], path + (name,), templated):
-                text = mask_python_comments(value) if is_code else value
-                out.append(Site(where, value, text, name, block, "code" if is_code else templated,
-                                _loop_scope(block, path, any_loop_body), analyze(text, depth)))
+            for where, item in _strings(value, path + (name,), templated):
+                text = mask_python_comments(item) if is_code else item
+                append(Site(where, item, text, name, block, "code" if is_code else templated, scope,
+                            analyze(text, depth)))
     wf.cache["template_sites"] = out
     return out
 

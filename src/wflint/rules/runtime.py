@@ -27,8 +27,8 @@ CODE_BLOCK_GLOBALS = frozenset(dir(builtins)) | {
 }
 
 
-def code_blocks(wf: Workflow) -> list[tuple[Block, str, ast.Module]]:
-    """(block, code, tree) of every code block whose code is plain Python (no Jinja: the
+def code_blocks(wf: Workflow) -> list[tuple[Block, str, "ParsedCode"]]:
+    """(block, code, parsed) of every code block whose code is plain Python (no Jinja: the
     engine renders it first, so its Python is known only after rendering)."""
     cached = wf.cache.get("runtime-code")
     if cached is None:
@@ -37,13 +37,50 @@ def code_blocks(wf: Workflow) -> list[tuple[Block, str, ast.Module]]:
             code = b.data.get("code")
             if not isinstance(code, str) or "{{" in code or "{%" in code:
                 continue
-            try:
-                tree = ast.parse(_dedent(code))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue  # WF404's
-            cached.append((b, code, tree))
+            parsed = parsed_code(code) if len(code) <= _SHARED_CODE_CHARS else _parse_code(code)
+            if parsed is not None:  # None: WF404's
+                cached.append((b, code, parsed))
         wf.cache["runtime-code"] = cached
     return cached
+
+
+class ParsedCode:
+    """A code block's Python, parsed (dedented, as the engine runs it): its tree, the tree's
+    nodes in ``ast.walk`` order (``python_nodes.nodes``) and, on first use, the names it binds
+    (``stored_names``). The rules only read it, so one is shared by every block with the same
+    code."""
+
+    __slots__ = ("tree", "nodes", "_stored")
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.nodes = python_nodes.nodes(tree)
+        self._stored: frozenset[str] | None = None
+
+    @property
+    def stored_names(self) -> frozenset[str]:
+        if self._stored is None:
+            self._stored = frozenset(stored_names(self.nodes))
+        return self._stored
+
+
+def _parse_code(code: str) -> ParsedCode | None:
+    try:
+        return ParsedCode(ast.parse(_dedent(code)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+#: code up to this long is parsed once per process (``parsed_code``); longer code, rare, is
+#: parsed per block, so the cache holds at most a few megabytes of trees
+_SHARED_CODE_CHARS = 4096
+
+
+@lru_cache(maxsize=256)
+def parsed_code(code: str) -> ParsedCode | None:
+    """``_parse_code``, cached per string as Jinja trees are: the same code recurs across
+    files (a corpus of 1,000 generated workflows holds 688 code blocks, 176 different)."""
+    return _parse_code(code)
 
 
 def _dedent(code: str) -> str:
@@ -77,7 +114,7 @@ def walked(wf: Workflow, tree: ast.Module) -> list[ast.AST]:
 def stored_names(walked: list[ast.AST]) -> set[str]:
     """Every name the code binds anywhere: assignments, loop and comprehension targets,
     function and class names, their arguments, imports, ``except ... as``, ``global``.
-    ``walked`` lists the tree's nodes (``walked``)."""
+    ``walked`` lists the tree's nodes (``ParsedCode.nodes``)."""
     out: set[str] = set()
     for node in walked:
         if isinstance(node, ast.Name):

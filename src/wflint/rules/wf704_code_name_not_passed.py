@@ -30,7 +30,7 @@ defined". The service saves the workflow without a word.
 
 import sys
 
-from .runtime import CODE_BLOCK_GLOBALS, code_blocks, code_pos, loaded_names, stored_names, walked
+from .runtime import CODE_BLOCK_GLOBALS, code_blocks, code_pos, loaded_names
 
 CODE = "WF704"
 NAME = "code-name-not-passed"
@@ -43,13 +43,12 @@ def check(wf):
     if not found:
         return
     run_names = set(wf.param_keys) | wf.output_keys
-    for block, code, tree in found:
+    for block, code, parsed in found:
         keys = block.data.get("parameter_keys")
         given = {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
-        nodes = walked(wf, tree)
-        bound = stored_names(nodes) | given | CODE_BLOCK_GLOBALS
+        bound = parsed.stored_names | given | CODE_BLOCK_GLOBALS
         reported: set[str] = set()
-        for node in loaded_names(nodes):
+        for node in loaded_names(parsed.nodes):
             name = node.id
             if name in bound or name not in run_names or name in reported:
                 continue

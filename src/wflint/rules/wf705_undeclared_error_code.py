@@ -35,7 +35,7 @@ effective error_code_mapping". The service saves both.
 import sys
 
 from ..engine.semantics import effective_error_code_mapping, error_code_raises
-from .runtime import code_blocks, code_pos, walked
+from .runtime import code_blocks, code_pos
 
 CODE = "WF705"
 NAME = "undeclared-error-code"
@@ -44,10 +44,10 @@ SEVERITY = "error"
 
 def check(wf):
     rule = sys.modules[__name__]
-    for block, code, tree in code_blocks(wf):
+    for block, code, parsed in code_blocks(wf):
         if "ErrorCode" not in code:
             continue
-        raises, problem = error_code_raises(code, walked(wf, tree))
+        raises, problem = error_code_raises(code, parsed.nodes)
         if problem is not None:
             message, line = problem
             start, end = code_pos(wf, block, code, line, 0)

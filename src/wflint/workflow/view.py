@@ -9,7 +9,6 @@ node at the same *path* (a tuple of keys and indices from the request root), so 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Iterator
 
 from .. import model
@@ -21,6 +20,7 @@ from ..diagnostics import Pos
 from ..model.validators import accepts_as
 from ..model.lax import lax_int
 from .sanitizer import Sanitized
+from .computed_once import computed_once
 
 Path = tuple[Any, ...]
 #: mappings with more pairs than this are looked up through an index (``Workflow._map_index``)
@@ -34,12 +34,12 @@ class Param:
     data: dict[str, Any]
 
     # cached: the view's data is never changed once built, and the rules read these a lot
-    @cached_property
+    @computed_once
     def type(self) -> str | None:
         t = self.data.get("parameter_type")
         return t if isinstance(t, str) else None
 
-    @cached_property
+    @computed_once
     def key(self) -> str | None:
         k = self.data.get("key")
         return k if isinstance(k, str) else None
@@ -56,7 +56,7 @@ class Block:
     parent: "Block | None" = None
     children: list["Block"] = field(default_factory=list)
 
-    @cached_property
+    @computed_once
     def label(self) -> str | None:
         # read by nearly every rule, for every block (350k times over the benchmark corpus);
         # a block's data is never changed once the view is built
@@ -75,7 +75,7 @@ class Block:
             d, p = d + 1, p.parent
         return d
 
-    @cached_property
+    @computed_once
     def is_loop(self) -> bool:
         return self.tag in ("for_loop", "while_loop")
 
@@ -116,7 +116,7 @@ class Workflow:
         d = self.request.get("workflow_definition")
         return d if isinstance(d, dict) else None
 
-    @cached_property
+    @computed_once
     def all_blocks(self) -> list[Block]:
         """Every block, depth first: a loop, then its body."""
         # a loop, not a nested recursive function: that is a reference cycle per call, left
@@ -129,7 +129,7 @@ class Workflow:
             stack.extend(reversed(b.children))
         return out
 
-    @cached_property
+    @computed_once
     def labels(self) -> dict[str, list[Block]]:
         out: dict[str, list[Block]] = {}
         for b in self.all_blocks:
@@ -137,7 +137,7 @@ class Workflow:
                 out.setdefault(b.label, []).append(b)
         return out
 
-    @cached_property
+    @computed_once
     def param_keys(self) -> dict[str, list[Param]]:
         out: dict[str, list[Param]] = {}
         for p in self.params:
@@ -145,7 +145,7 @@ class Workflow:
                 out.setdefault(p.key, []).append(p)
         return out
 
-    @cached_property
+    @computed_once
     def output_keys(self) -> set[str]:
         return {f"{label}_output" for label in self.labels}
 
@@ -154,7 +154,7 @@ class Workflow:
         """Keys a ``parameter_keys`` entry may name (§6.5 D8)."""
         return set(self.param_keys) | self.output_keys
 
-    @cached_property
+    @computed_once
     def version(self) -> int:
         """The definition version the service will use (§3.4)."""
         d = self.definition or {}
