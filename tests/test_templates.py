@@ -96,6 +96,13 @@ def test_the_fast_path_agrees_with_the_parser(text):
     assert fast.reads == full.reads and fast.tags == full.tags and full.error is None
 
 
+@pytest.mark.parametrize("text", ["{{ range }}", "{{ x }} {{ lipsum }}", "{{ dict.a }}", "{{ cycler | length }}"])
+def test_every_reader_leaves_jinjas_globals_out(text):
+    reads = tp.analyze(text).reads
+    assert reads == tp._parse(text).reads
+    assert [r.name for r in reads] == (["x"] if "x }}" in text else [])
+
+
 def test_jinja_globals_are_the_service_environments():
     # spelt out in template_analysis so that reading them does not import Jinja2
     from jinja2.sandbox import SandboxedEnvironment

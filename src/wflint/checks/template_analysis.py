@@ -135,8 +135,8 @@ def _simple(text: str) -> Analysis | None:
     pos = text.find("{{")
     while pos >= 0:
         m = _SIMPLE.match(text, pos)
-        if m is None or m.group(1) in _NOT_PLAIN_NAMES:
-            return None
+        if m is None or m.group(1) in _NOT_PLAIN_NAMES or m.group(1) in JINJA_GLOBALS:
+            return None  # Jinja's globals are not reads: the other readers leave them out
         name, chain = m.group(1), m.group(2)
         first, attrs = reads.setdefault(name, (m.start(1), []))
         if chain:
