@@ -22,49 +22,16 @@ from .report.formats import FORMATS, HUMAN_FORMATS
 if TYPE_CHECKING:  # the library API (parsers, rules, validators) is imported by the commands that use it
     from .api import Report
     from .config import Config
+    from .discovery import SourceLines
 
 # The rest (configuration, reporting) is imported by the commands that use it: `--version`
 # and `rule` pay for click and little else.
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+from .exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 - the statuses, named here too
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [part.strip() for v in values for part in v.split(",") if part.strip()]
-
-
-class _LineCache:
-    """Source lines for the ``full`` format, read once per file and split exactly where the
-    checker counts lines (``\\n``, ``\\r\\n``, ``\\r``; not at U+0085, U+2028, U+2029, VT or FF,
-    which ``str.splitlines`` would break at, quoting the wrong line)."""
-
-    def __init__(self, stdin_name: str | None = None, stdin_data: bytes | None = None) -> None:
-        self._files: dict[str, list[str] | None] = {}
-        if stdin_name is not None and stdin_data is not None:
-            self._files[stdin_name] = _split_lines(stdin_data)
-
-    def __call__(self, path: str, n: int) -> str | None:
-        if path not in self._files:
-            try:
-                from .discovery import read_limited
-
-                # regular files only, within the size limit: a diagnostic may name /dev/zero or a FIFO
-                self._files[path] = _split_lines(read_limited(Path(path)))
-            except OSError:
-                self._files[path] = None
-        lines = self._files[path]
-        if lines is None or not 1 <= n <= len(lines):
-            return None
-        return lines[n - 1]
-
-
-def _split_lines(data: bytes) -> list[str] | None:
-    from .document.source import decode, split_lines
-
-    source, _ = decode(data)
-    if source is None:
-        return None
-    return split_lines(source.text)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -317,12 +284,13 @@ def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
 def _run(
     paths: tuple[str, ...], cfg: Config, stdin_filename: str | None, jobs: int | None, on_file=None,
     follow_links: bool = False,
-) -> tuple[Report, _LineCache]:
+) -> tuple[Report, SourceLines]:
     from .api import Report, check_paths, check_stdin
+    from .discovery import SourceLines
 
     files = [p for p in paths if p != "-"]
     report = check_paths(files, cfg, jobs=jobs, on_file=on_file, follow_links=follow_links) if files else Report()
-    lines = _LineCache()
+    lines = SourceLines()
     if "-" in paths:
         # never more than the limit and one byte: a larger input is reported, not read whole
         data = sys.stdin.buffer.read(cfg.limits.file_bytes + 1)
@@ -330,7 +298,7 @@ def _run(
         report.add(name, check_stdin(data, name, cfg))
         if on_file is not None:
             on_file(name, name in report.checked, 1, 1)
-        lines = _LineCache(name, data)
+        lines = SourceLines(name, data)
     return report, lines
 
 
@@ -395,70 +363,6 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
         click.echo(f"wrote {path}")
 
 
-@main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["mermaid", "dot", "svg", "markdown"]), default="mermaid", show_default=True, help="Picture syntax (svg needs Graphviz's dot).")
-@click.option("--out", "-o", type=click.Path(path_type=str), default=None, help="File to write, or a directory for one file per workflow (created if missing; end it with / to say so) [default: standard output].")
-@click.option("--parameters", is_flag=True, help="Also draw the parameters, with an edge to every block that reads one.")
-@click.option("--coverage", "show_coverage", is_flag=True, help="Run each workflow's test file (NAME.test.yaml) and draw in pink what no case exercised.")
-def graph(paths, fmt, out, parameters, show_coverage) -> None:
-    """Draw the routing of workflows, with their problems marked on the picture."""
-    from .config import ConfigError, discover
-    from .graph import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
-
-    try:
-        drawn = pictures(paths, discover(Path.cwd()), parameters=parameters)
-        if not drawn:
-            raise FileNotFoundError(f"no workflow definition found in {', '.join(paths)}")
-        if show_coverage:
-            from .graph.coverage import mark
-
-            mark(drawn)
-        results = outputs(drawn, fmt, out)
-        for dest, text in results:
-            if dest is None:
-                _print_all(text)
-            else:
-                write_picture(dest, text)
-    except (ConfigError, FileNotFoundError, GraphUsageError, GraphvizMissing, OSError) as exc:
-        click.echo(f"wflint: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence
-        click.echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
-        sys.exit(EXIT_INTERNAL)
-    for p in drawn:
-        if p.drawing is None:
-            click.echo(f"wflint: {p.path}: cannot draw: {p.problem}", err=True)
-    sys.exit(EXIT_FINDINGS if any(p.drawing is None for p in drawn) else EXIT_OK)
-
-
-@main.command()
-@click.argument("workflow", type=click.Path(path_type=Path))
-@click.argument("cases", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: a timeline per case; json: an array of traces (service-runs.md), one per case.")
-@click.option("--network/--no-network", default=True, show_default=True, help="Let unstubbed http_request blocks (and code) reach the network; off, they fail clearly.")
-@click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose engine to model (run semantics are those observed on 1.0.56).")
-def simulate(workflow, cases, fmt, network, target_version) -> None:
-    """Run a workflow offline as the engine would, with CASE files stubbing the browser and LLM."""
-    from .simulate.commands import simulate_command
-
-    sys.exit(simulate_command(workflow, cases, fmt, network, target_version, click.echo))
-
-
-@main.command(name="test")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github"]), default="text", show_default=True, help="Output format.")
-@click.option("-k", "keyword", default=None, help="Run only the cases whose name (or file) contains this text; 'not X', 'A and B', 'A or B' work as in pytest.")
-@click.option("--coverage", "show_coverage", is_flag=True, help="Report which blocks and conditional branches the cases exercised.")
-@click.option("--network/--no-network", default=False, show_default=True, help="Let unstubbed http_request blocks reach the network (off: hermetic tests).")
-@click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the report to this file; print a one-line summary to the terminal.")
-def test_command(paths, fmt, keyword, show_coverage, network, output_file) -> None:
-    """Run the workflow test files (NAME.test.yaml beside NAME.yaml) and check their expectations."""
-    from .simulate.commands import test_command as run_tests
-
-    sys.exit(run_tests(paths or (".",), fmt, keyword, show_coverage, network, output_file, click.echo))
-
-
 def _serve_missing(message: str) -> click.Command:
     @click.command(name="serve", context_settings={"ignore_unknown_options": True})
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
@@ -477,6 +381,24 @@ def _load_fix() -> click.Command:
     return fix
 
 
+def _load_graph() -> click.Command:
+    from .graph.cli import graph
+
+    return graph
+
+
+def _load_simulate() -> click.Command:
+    from .simulate.cli import simulate
+
+    return simulate
+
+
+def _load_test() -> click.Command:
+    from .simulate.cli import test_command
+
+    return test_command
+
+
 def _load_serve() -> click.Command:
     try:
         from .server.cli import serve
@@ -485,6 +407,8 @@ def _load_serve() -> click.Command:
     return serve
 
 
-# `fix` and `serve` are imported only when they run (or when help lists them): the server
-# stack alone cost more than a whole single-file check
-main.lazy_commands = {"fix": _load_fix, "serve": _load_serve}
+# these commands are imported only when they run (or when help lists them): the server stack
+# alone cost more than a whole single-file check, and declaring every command's options is
+# work a check does not need
+main.lazy_commands = {"fix": _load_fix, "graph": _load_graph, "serve": _load_serve, "simulate": _load_simulate,
+                      "test": _load_test}

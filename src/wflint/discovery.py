@@ -353,3 +353,35 @@ class TooLarge(OSError):
         super().__init__(f"file is too large to be a workflow definition ({size} bytes): over the 'file-bytes' "
                          f"limit of {limit} (raise it with --limit file-bytes=N or [limits] in .wflint.toml)")
         self.size = size
+
+
+class SourceLines:
+    """Source lines for the ``full`` format (``lines(path, n)``), read once per file and split exactly where the
+    checker counts lines (``\\n``, ``\\r\\n``, ``\\r``; not at U+0085, U+2028, U+2029, VT or FF,
+    which ``str.splitlines`` would break at, quoting the wrong line)."""
+
+    def __init__(self, stdin_name: str | None = None, stdin_data: bytes | None = None) -> None:
+        self._files: dict[str, list[str] | None] = {}
+        if stdin_name is not None and stdin_data is not None:
+            self._files[stdin_name] = _source_lines(stdin_data)
+
+    def __call__(self, path: str, n: int) -> str | None:
+        if path not in self._files:
+            try:
+                # regular files only, within the size limit: a diagnostic may name /dev/zero or a FIFO
+                self._files[path] = _source_lines(read_limited(Path(path)))
+            except OSError:
+                self._files[path] = None
+        lines = self._files[path]
+        if lines is None or not 1 <= n <= len(lines):
+            return None
+        return lines[n - 1]
+
+
+def _source_lines(data: bytes) -> list[str] | None:
+    from .document.source import decode, split_lines  # a report quotes lines only when it has findings
+
+    source, _ = decode(data)
+    if source is None:
+        return None
+    return split_lines(source.text)

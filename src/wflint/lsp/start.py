@@ -14,8 +14,7 @@ from __future__ import annotations
 import sys
 from importlib.util import find_spec
 
-#: the exit status of a usage error (``wflint.cli``'s EXIT_USAGE)
-MISSING_EXTRA_STATUS = 2
+from ..exit_status import EXIT_USAGE as MISSING_EXTRA_STATUS
 
 
 def _missing_extra(exc: Exception | str) -> None:
