@@ -68,22 +68,6 @@ workflow_definition:
 """
 
 
-def test_checking_plain_templates_does_not_import_jinja2(tmp_path):
-    # ``{{ name }}``, ``{{ name.attr }}``, ``{{ name | filter }}`` are read without Jinja's parser
-    path = tmp_path / "flow.yaml"
-    path.write_text(SIMPLE_TEMPLATES)
-    got = loaded("check", str(path))
-    assert "wflint.api" in got and "jinja2" not in got
-
-
-def test_checking_comparisons_arithmetic_and_filter_arguments_does_not_import_jinja2(tmp_path):
-    path = tmp_path / "flow.yaml"
-    path.write_text(SIMPLE_TEMPLATES.replace(
-        "{{ site | upper }}", "{{ site | replace('/', '_') }} {{ site == 'x' }} {{ 'a' if site else 'b' }}"))
-    got = loaded("check", str(path))
-    assert "wflint.api" in got and "jinja2" not in got
-
-
 LOOP_OUTPUT_TOJSON = """\
 title: t
 workflow_definition:
@@ -101,11 +85,24 @@ workflow_definition:
 """
 
 
-def test_wf701_reads_a_tojson_of_a_loop_output_without_jinja2(tmp_path):
+@pytest.mark.parametrize("text", [
+    # ``{{ name }}``, ``{{ name.attr }}``, ``{{ name | filter }}``
+    SIMPLE_TEMPLATES,
+    # comparisons, arithmetic, filter arguments
+    SIMPLE_TEMPLATES.replace("{{ site | upper }}", "{{ site | replace('/', '_') }} {{ site == 'x' }} {{ 'a' if site else 'b' }}"),
+    # WF701 reading a tojson of a loop's output
+    LOOP_OUTPUT_TOJSON,
+], ids=["plain", "expressions", "loop-output-tojson"])
+def test_checking_templates_without_statements_does_not_import_jinja2(tmp_path, text):
     path = tmp_path / "flow.yaml"
-    path.write_text(LOOP_OUTPUT_TOJSON)
+    path.write_text(text)
     got = loaded("check", str(path))
     assert "wflint.api" in got and "jinja2" not in got
+
+
+def test_wf701_finds_a_tojson_of_a_loop_output_without_jinja2(tmp_path):
+    path = tmp_path / "flow.yaml"
+    path.write_text(LOOP_OUTPUT_TOJSON)
     found = subprocess.run([sys.executable, "-m", "wflint", "check", "--format", "concise", str(path)],
                            capture_output=True, text=True, cwd=tmp_path)
     assert [line.split()[1] for line in found.stdout.splitlines() if "WF701" in line] == ["WF701"]
