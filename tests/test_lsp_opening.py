@@ -262,6 +262,22 @@ def test_notifications_before_the_first_document_are_kept_for_the_server(tmp_pat
         "initialize", "workspace/didChangeConfiguration", "initialized", "textDocument/didOpen"]
 
 
+def test_a_failure_in_the_opening_leaves_the_session_to_the_server(tmp_path, monkeypatch):
+    import wflint.lsp.opening as opening_module
+
+    def broken(*_args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(opening_module, "is_checked", broken)
+    read, write = os.pipe()
+    os.write(write, _opening_input((tmp_path / "flow.yaml").as_uri(), FLOW))
+    os.close(write)
+    out = Sink()
+    opening = open_session(FdReader(read), out)
+    assert [m.get("id") for m in out.messages()] == [1]  # initialize answered, nothing published
+    assert opening.initialize_id == 1 and opening.opened is None and len(opening.frames) == 3
+
+
 def test_the_opening_leaves_anything_else_to_the_server():
     read, write = os.pipe()
     os.write(write, _frames({"id": 7, "method": "shutdown"}))

@@ -67,21 +67,31 @@ class Opening:
 def open_session(reader: Any, out: BinaryIO) -> Opening:
     """Read and answer the session's first frames from ``reader`` (``wire.FdReader``), writing
     to ``out``, up to the first document's diagnostics or the first message it leaves to the
-    server."""
+    server. A failure here (a wflint bug) ends the opening where it is: the server reads on
+    from the frames kept, and answers what was not answered."""
     opening = Opening()
 
     def write(payload: dict[str, Any]) -> None:
         out.write(frame({"jsonrpc": "2.0", **payload}))
         out.flush()
 
+    try:
+        _answer_opening(reader, write, opening)
+    except Exception:  # noqa: BLE001 - the session goes on with the server
+        pass
+    return opening
+
+
+def _answer_opening(reader: Any, write: Any, opening: Opening) -> None:
     message = _next_message(reader, opening)
     if message is None or message.get("method") != "initialize" or not _answerable_initialize(message):
-        return opening
+        return
     params = message["params"]
     answer = initialize_result(params["capabilities"], __version__)
-    write({"id": message["id"], "result": answer})
+    # recorded before it is written: once the client may have it, the server must not answer again
     opening.initialize_id, opening.initialize_answer = message["id"], answer
     opening.initialize_read = readable_initialize(params)
+    write({"id": message["id"], "result": answer})
     options = params.get("initializationOptions")
     if isinstance(options, dict) and isinstance(options.get("rulesDocsUrl"), str):
         opening.docs_url = options["rulesDocsUrl"]
@@ -91,26 +101,23 @@ def open_session(reader: Any, out: BinaryIO) -> Opening:
     while True:
         message = _next_message(reader, opening)
         if message is None:
-            return opening
+            return
         method = message.get("method")
         if method != "textDocument/didOpen":
             if "id" in message or method == "exit" or not isinstance(method, str):
-                return opening  # a request, exit or an answer: the server's business
+                return  # a request, exit or an answer: the server's business
             continue  # a notification (initialized, a setting): the server reads it in turn
         document = _opened_document(message)
         if document is None:
-            return opening
+            return
         uri, text, version, language_id = document
         from pygls.uris import to_fs_path  # small: a path from a file uri, nothing of the server
 
         fs_path = to_fs_path(uri)
         if not is_checked(fs_path or uri, language_id):
             continue  # the server drops its notifications; wait for one it checks
-        try:
-            _check_and_publish(opening, uri, fs_path, text, version, language_id, encoding, write)
-        except Exception:  # noqa: BLE001 - the server checks it again, and reports what fails
-            pass
-        return opening
+        _check_and_publish(opening, uri, fs_path, text, version, language_id, encoding, write)
+        return
 
 
 def _check_and_publish(opening: Opening, uri: str, fs_path: str | None, text: str, version: int,
