@@ -300,3 +300,37 @@ def test_the_opening_leaves_anything_else_to_the_server():
     out = io.BytesIO()
     opening = open_session(FdReader(read), out)
     assert out.getvalue() == b"" and opening.initialize_id is None  # pygls answers what it cannot read
+
+
+def test_the_server_output_drops_the_second_initialize_answer_and_writes_after_exit(capsys):
+    from wflint.lsp.framing import ServerOutput
+
+    class Stream:
+        def __init__(self) -> None:
+            self.written: list[bytes] = []
+            self.closed = False
+
+        def write(self, data: bytes) -> None:
+            if self.closed:
+                raise ValueError("I/O operation on closed file")
+            self.written.append(data)
+
+        def close(self) -> None:
+            self.closed = True
+
+    answer = initialize_result({}, __version__)
+    stream = Stream()
+    out = ServerOutput(stream, (1, answer))
+    published = frame({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {}})
+    out.write(published)
+    out.write(frame({"jsonrpc": "2.0", "id": 1, "result": answer}))  # pygls's own: dropped, the same
+    out.write(frame({"jsonrpc": "2.0", "id": 1, "result": answer}))  # a later id 1 is not the answer
+    assert stream.written == [published, frame({"jsonrpc": "2.0", "id": 1, "result": answer})]
+    assert capsys.readouterr().err == ""
+
+    other = ServerOutput(Stream(), (7, answer))
+    other.write(frame({"jsonrpc": "2.0", "id": 7, "result": {"capabilities": {}}}))
+    assert "differs" in capsys.readouterr().err and other.writer.written == []
+    other.close()
+    other.write(published)  # a cancellation answered as the server stops: dropped, not raised
+    assert other.writer.written == []

@@ -110,27 +110,37 @@ class Dispatcher:
         return uri in self.unchecked
 
 
-class AnsweredBefore:
-    """The server's writer, less its answer to the ``initialize`` the opening answered: that
-    answer is compared with the opening's, and standard error says so if they differ."""
+class ServerOutput:
+    """The server's writer on standard output.
 
-    def __init__(self, writer: Any, msg_id: Any, answer: dict[str, Any]) -> None:
+    * When the opening answered ``initialize`` (``answered``: its id and result), the server's
+      own answer to it is dropped, after a comparison: standard error says so if they differ.
+    * Once ``exit`` has closed the output, writes are dropped: a request still pending then
+      (its cancellation is answered as the server stops) would only fill standard error with
+      "I/O operation on closed file".
+    """
+
+    def __init__(self, writer: Any, answered: tuple[Any, dict[str, Any]] | None = None) -> None:
         self.writer = writer
-        self.msg_id = msg_id
-        self.answer: dict[str, Any] | None = answer
+        self.answered = answered
+        self.closed = False
 
     def write(self, data: bytes) -> None:
-        if self.answer is not None:
+        if self.closed:
+            return
+        if self.answered is not None:
+            msg_id, answer = self.answered
             message = json.loads(data.partition(b"\r\n\r\n")[2])
-            if message.get("id") == self.msg_id and "method" not in message:
-                if message.get("result") != self.answer:
+            if message.get("id") == msg_id and "method" not in message:
+                if message.get("result") != answer:
                     sys.stderr.write("wflint lsp: the answer to initialize given before the server started differs "
-                                     f"from the server's: {json.dumps(self.answer)} against {json.dumps(message)}\n")
-                self.answer = None
+                                     f"from the server's: {json.dumps(answer)} against {json.dumps(message)}\n")
+                self.answered = None
                 return
         self.writer.write(data)
 
     def close(self) -> None:
+        self.closed = True
         self.writer.close()
 
 
@@ -189,9 +199,10 @@ def serve_stdio(server: Any, stdin: Any = None, stdout: BinaryIO | None = None, 
     message on standard error."""
     stop = threading.Event()
     server._stop_event = stop  # what pygls's own loop would have set up (exit sets it)
-    writer: Any = StdoutWriter(stdout or sys.stdout.buffer)
+    answered = None
     if opening is not None and opening.initialize_answer is not None:
-        writer = AnsweredBefore(writer, opening.initialize_id, opening.initialize_answer)
+        answered = (opening.initialize_id, opening.initialize_answer)
+    writer = ServerOutput(StdoutWriter(stdout or sys.stdout.buffer), answered)
     server.protocol.set_writer(writer)
     status = 0
     try:
