@@ -14,10 +14,11 @@ the opening reads the first frames itself:
    published (``diagnostics.to_wire``).
 
 Anything else (another message first, a request, ``exit``, a frame that cannot be read, the
-end of input, a check that fails) ends the opening at once, with nothing published for it. Every frame read is kept,
-in order: the server (``server.run``) replays them all, so pygls's state is what it would have
-been had it read them itself; it drops its own second answer to ``initialize`` and takes the
-first document's findings from here instead of checking it again.
+end of input, a failure) ends the opening at once, with nothing published for it. Every frame
+read is kept, in order: the server (``server.run``) replays them all, so pygls's state is what
+it would have been had it read them itself; it drops its own second answer to ``initialize``
+(``framing.ServerOutput``) and takes the first document's findings from here instead of
+checking it again.
 """
 
 from __future__ import annotations
