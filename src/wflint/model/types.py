@@ -27,12 +27,23 @@ MISSING: Any = _Missing()
 
 class _Declared:
     """What the declaration types share, as frozen dataclasses have it: immutable, equal when
-    of the same class with equal ``_FIELDS``, hashed and shown by them, copied with changes by
+    of the same class with equal fields, hashed and shown by them, copied with changes by
     ``replace``. Plain classes, not dataclasses: making this module's 15 dataclasses compiled
-    about 90 methods from source, 7 ms of every process's start-up."""
+    about 90 methods from source, 7 ms of every process's start-up.
+
+    A type's fields are its ``__init__``'s parameters, in order (``_FIELDS``, read from the
+    function's code when the class is made); ``__init__`` stores them with
+    ``_assign(self, locals())``, so each field is named once, in the signature."""
 
     __slots__ = ()
     _FIELDS: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            code = init.__code__
+            cls._FIELDS = code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount]
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._FIELDS])
@@ -64,9 +75,10 @@ def replace(obj: Any, **changes: Any) -> Any:
     return obj.__class__(**{name: changes.get(name, getattr(obj, name)) for name in obj._FIELDS})
 
 
-def _set(obj: Any, **values: Any) -> None:
-    for name, value in values.items():
-        object.__setattr__(obj, name, value)
+def _assign(obj: Any, values: dict[str, Any]) -> None:
+    """Store ``obj``'s fields from its ``__init__``'s ``locals()``."""
+    for name in obj._FIELDS:
+        object.__setattr__(obj, name, values[name])
 
 
 # --------------------------------------------------------------------------- value types
@@ -76,19 +88,15 @@ class Str(_Declared):
     """A string. The service is strict: numbers and booleans are refused. ``strip``: the
     service strips whitespace before checking ``min_length``."""
 
-    _FIELDS = ("min_length", "max_length", "strip")
-
     def __init__(self, min_length: int | None = None, max_length: int | None = None, strip: bool = False) -> None:
-        _set(self, min_length=min_length, max_length=max_length, strip=strip)
+        _assign(self, locals())
 
 
 class Int(_Declared):
     """An integer. Lax unless ``strict``: ``"5"``, ``5.0`` and ``true`` are accepted."""
 
-    _FIELDS = ("ge", "le", "strict")
-
     def __init__(self, ge: int | None = None, le: int | None = None, strict: bool = False) -> None:
-        _set(self, ge=ge, le=le, strict=strict)
+        _assign(self, locals())
 
 
 class Num(_Declared):
@@ -118,11 +126,9 @@ class Enum(_Declared):
     ``literal_error``, not ``enum``); ``spans``: (value, since, until) for values that not
     every modelled release has (see ``releases``)."""
 
-    _FIELDS = ("name", "values", "members", "description", "literal", "spans")
-
     def __init__(self, name: str, values: tuple[str, ...], members: tuple[str, ...] = (), description: str = "",
                  literal: bool = False, spans: tuple[tuple[str, str | None, str | None], ...] = ()) -> None:
-        _set(self, name=name, values=values, members=members, description=description, literal=literal, spans=spans)
+        _assign(self, locals())
 
     def span_of(self, value: str) -> tuple[str | None, str | None]:
         for v, since, until in self.spans:
@@ -132,37 +138,31 @@ class Enum(_Declared):
 
 
 class Array(_Declared):
-    _FIELDS = ("items", "min_items")
+    """A list whose items are all of type ``items``."""
 
     def __init__(self, items: Any, min_items: int | None = None) -> None:
-        _set(self, items=items, min_items=min_items)
+        _assign(self, locals())
 
 
 class Ref(_Declared):
     """A nested object declared elsewhere, by its ``ObjectModel.name``."""
 
-    _FIELDS = ("target",)
-
     def __init__(self, target: str) -> None:
-        _set(self, target=target)
+        _assign(self, locals())
 
 
 class Union(_Declared):
     """One of several types (``data_schema`` is object | array | string)."""
 
-    _FIELDS = ("options",)
-
     def __init__(self, options: tuple[Any, ...]) -> None:
-        _set(self, options=options)
+        _assign(self, locals())
 
 
 class Blocks(_Declared):
     """A list of blocks. ``loop`` lists are not discriminated by the service (§5.3)."""
 
-    _FIELDS = ("loop",)
-
     def __init__(self, loop: bool = False) -> None:
-        _set(self, loop=loop)
+        _assign(self, locals())
 
 
 class Parameters(_Declared):
@@ -184,16 +184,11 @@ class Field(_Declared):
     longer has it (None: still there); see ``releases``. Two declarations of one name with
     disjoint spans describe a field that changed (required → optional ...)."""
 
-    _FIELDS = ("name", "type", "description", "required", "nullable", "default", "templated", "yaml11_sensitive",
-               "deprecated", "reference", "since", "until")
-
     def __init__(self, name: str, type: Any, description: str = "", required: bool = False,  # noqa: A002
                  nullable: bool = False, default: Any = MISSING, templated: str | None = None,
                  yaml11_sensitive: bool = False, deprecated: bool = False, reference: str | None = None,
                  since: str | None = None, until: str | None = None) -> None:
-        _set(self, name=name, type=type, description=description, required=required, nullable=nullable,
-             default=default, templated=templated, yaml11_sensitive=yaml11_sensitive, deprecated=deprecated,
-             reference=reference, since=since, until=until)
+        _assign(self, locals())
 
 
 class ObjectModel(_Declared):
@@ -205,13 +200,11 @@ class ObjectModel(_Declared):
     server needs (stored-form hints), free-form; ``since``/``until``: the releases this object
     belongs to (block and parameter types), as for ``Field``."""
 
-    _FIELDS = ("name", "title", "description", "fields", "tag", "class_name", "notes", "extra", "since", "until")
-
     def __init__(self, name: str, title: str, description: str, fields: tuple[Field, ...], tag: str | None = None,
                  class_name: str | None = None, notes: tuple[str, ...] = (), extra: dict[str, Any] | None = None,
                  since: str | None = None, until: str | None = None) -> None:
-        _set(self, name=name, title=title, description=description, fields=fields, tag=tag, class_name=class_name,
-             notes=notes, extra={} if extra is None else extra, since=since, until=until)
+        extra = {} if extra is None else extra
+        _assign(self, locals())
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:
