@@ -91,12 +91,11 @@ def sites(wf: Workflow) -> list[Site]:
             if block is _UNSEEN:
                 block = _owner(by_path, path)
                 scope = _loop_scope(block, path, any_loop_body)
-            if value.__class__ is str and not (name == "code" and block is not None and block.tag == "code"
-                                               and path == block.path):
+            is_code = name == "code" and block is not None and block.tag == "code" and path == block.path
+            if value.__class__ is str and not is_code:
                 # the common case, a plain string field: what ``_strings`` gives for it
                 append(Site(path + (name,), value, value, name, block, templated, scope, analyze(value, depth)))
                 continue
-            is_code = block is not None and block.tag == "code" and path == block.path and name == "code"
             for where, item in _strings(value, path + (name,), templated):
                 text = mask_python_comments(item) if is_code else item
                 append(Site(where, item, text, name, block, "code" if is_code else templated, scope,

@@ -102,15 +102,6 @@ def code_pos(wf: Workflow, block: Block, code: str, line: int, col: int) -> tupl
     return template_sites.locate_in(wf, path, code, offset), template_sites.locate_in(wf, path, code, max(offset, end))
 
 
-def walked(wf: Workflow, tree: ast.Module) -> list[ast.AST]:
-    """The nodes of a code block's tree (from ``code_blocks``), listed once per workflow."""
-    key = ("runtime-walked", id(tree))
-    cached = wf.cache.get(key)
-    if cached is None:
-        cached = wf.cache[key] = python_nodes.nodes(tree)
-    return cached
-
-
 def stored_names(walked: list[ast.AST]) -> set[str]:
     """Every name the code binds anywhere: assignments, loop and comprehension targets,
     function and class names, their arguments, imports, ``except ... as``, ``global``.
