@@ -34,7 +34,8 @@ POSITION_ENCODINGS = ("utf-8", "utf-16", "utf-32")
 DEFAULT_ENCODING = "utf-16"
 
 
-def _get(mapping: Any, *path: str) -> Any:
+def capability(mapping: Any, *path: str) -> Any:
+    """The client capability at ``path`` (None where a step is missing or not an object)."""
     for key in path:
         if not isinstance(mapping, dict):
             return None
@@ -44,7 +45,7 @@ def _get(mapping: Any, *path: str) -> Any:
 
 def position_encoding(capabilities: dict[str, Any]) -> str:
     """The encoding columns are counted in for a client with these capabilities."""
-    offered = _get(capabilities, "general", "positionEncodings")
+    offered = capability(capabilities, "general", "positionEncodings")
     for name in offered if isinstance(offered, list) else ():
         if name in POSITION_ENCODINGS:
             return name
@@ -56,10 +57,10 @@ def initialize_result(capabilities: dict[str, Any], version: str) -> dict[str, A
     writes it (fields without a value left out)."""
     sync: dict[str, Any] = {"openClose": True, "change": TEXT_SYNC_INCREMENTAL}
     for name in ("willSave", "willSaveWaitUntil"):
-        if _get(capabilities, "textDocument", "synchronization", name) is not None:
+        if capability(capabilities, "textDocument", "synchronization", name) is not None:
             sync[name] = False
     sync["save"] = True
-    prepare = _get(capabilities, "textDocument", "rename", "prepareSupport")
+    prepare = capability(capabilities, "textDocument", "rename", "prepareSupport")
     return {
         "capabilities": {
             "positionEncoding": position_encoding(capabilities),

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 
 from .. import __version__
 from ..diagnostics import Diagnostic
-from .capabilities import initialize_result
+from .capabilities import capability, initialize_result
 from .configs import ConfigCache
 from .documents import Document, is_checked
 from .wire import FramingError, frame, read_frame
@@ -85,13 +85,14 @@ def open_session(reader: Any, out: BinaryIO) -> Opening:
 
 def _answer_opening(reader: Any, write: Any, opening: Opening) -> None:
     message = _next_message(reader, opening)
-    if message is None or message.get("method") != "initialize" or not _answerable_initialize(message):
+    readable = _readable_initialize(message) if message is not None and message.get("method") == "initialize" else None
+    if readable is None:
         return
     params = message["params"]
     answer = initialize_result(params["capabilities"], __version__)
     # recorded before it is written: once the client may have it, the server must not answer again
     opening.initialize_id, opening.initialize_answer = message["id"], answer
-    opening.initialize_read = readable_initialize(params)
+    opening.initialize_read = readable
     write({"id": message["id"], "result": answer})
     options = params.get("initializationOptions")
     if isinstance(options, dict) and isinstance(options.get("rulesDocsUrl"), str):
@@ -169,13 +170,13 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and -2**31 <= value < 2**31
 
 
-def _answerable_initialize(message: dict[str, Any]) -> bool:
-    """An ``initialize`` request whose params pygls reads (every field of InitializeParams but
-    the client's capabilities, and of those the parts the answer depends on)."""
+def _readable_initialize(message: dict[str, Any]) -> dict[str, Any] | None:
+    """An ``initialize`` request's params limited as ``readable_initialize`` limits them, when
+    pygls reads what the opening answers from: every field of InitializeParams but the
+    client's capabilities, and of those the ones the server reads; None otherwise."""
     msg_id, params = message.get("id"), message.get("params")
     if not (_is_int(msg_id) or isinstance(msg_id, str)) or not isinstance(params, dict):
-        return False
-    caps = params.get("capabilities")
+        return None
     folders = params.get("workspaceFolders")
     client = params.get("clientInfo")
     checks = (
@@ -188,27 +189,32 @@ def _answerable_initialize(message: dict[str, Any]) -> bool:
             for f in folders)),
         client is None or (isinstance(client, dict) and isinstance(client.get("name"), str)
                            and _optional(client, "version", str)),
-        isinstance(caps, dict),
+        isinstance(params.get("capabilities"), dict),
     )
     if not all(checks):
-        return False
-    read = readable_initialize(params)["capabilities"]
-    encodings = read.get("general", {}).get("positionEncodings")
-    flags = [v for part in read.values() for section in part.values() if isinstance(section, dict)
-             for v in section.values()]
-    return (encodings is None or (isinstance(encodings, list) and all(isinstance(e, str) for e in encodings))) \
-        and all(isinstance(v, bool) for v in flags)
+        return None
+    for path, kind in _READ_CAPABILITIES.items():
+        value = capability(params["capabilities"], *path)
+        if value is not None and not isinstance(value, kind):
+            return None
+    encodings = capability(params["capabilities"], "general", "positionEncodings")
+    if encodings is not None and not all(isinstance(e, str) for e in encodings):
+        return None
+    return readable_initialize(params)
 
 
 def _optional(mapping: dict[str, Any], key: str, kind: Any) -> bool:
     return mapping.get(key) is None or isinstance(mapping[key], kind)
 
 
-#: the client capabilities the opening's answer and the server's own code read
-_READ_CAPABILITIES = {
-    "general": ("positionEncodings",),
-    "textDocument": {"synchronization": ("willSave", "willSaveWaitUntil"), "rename": ("prepareSupport",)},
-    "workspace": {"didChangeWatchedFiles": ("dynamicRegistration",)},
+#: the client capabilities the opening's answer and the server's own code read, and the type
+#: each must have
+_READ_CAPABILITIES: dict[tuple[str, ...], type] = {
+    ("general", "positionEncodings"): list,
+    ("textDocument", "synchronization", "willSave"): bool,
+    ("textDocument", "synchronization", "willSaveWaitUntil"): bool,
+    ("textDocument", "rename", "prepareSupport"): bool,
+    ("workspace", "didChangeWatchedFiles", "dynamicRegistration"): bool,
 }
 
 
@@ -216,16 +222,13 @@ def readable_initialize(params: dict[str, Any]) -> dict[str, Any]:
     """``initialize``'s params with the client's capabilities limited to those the server
     reads: what the server is given when pygls cannot read the client's whole capabilities
     (one of a type lsprotocol does not expect), so that the opening's answer still holds."""
-    caps = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
     limited: dict[str, Any] = {}
-    general = caps.get("general")
-    if isinstance(general, dict) and "positionEncodings" in general:
-        limited["general"] = {"positionEncodings": general["positionEncodings"]}
-    for part in ("textDocument", "workspace"):
-        given = caps.get(part)
-        for section, names in _READ_CAPABILITIES[part].items():  # type: ignore[union-attr]
-            values = given.get(section) if isinstance(given, dict) else None
-            kept = {n: values[n] for n in names if isinstance(values, dict) and values.get(n) is not None}
-            if kept:
-                limited.setdefault(part, {})[section] = kept
+    for path in _READ_CAPABILITIES:
+        value = capability(params.get("capabilities"), *path)
+        if value is not None:
+            *parents, name = path
+            target = limited
+            for key in parents:
+                target = target.setdefault(key, {})
+            target[name] = value
     return {**params, "capabilities": limited}
