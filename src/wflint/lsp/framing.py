@@ -155,12 +155,9 @@ async def serve(server: Any, stdin: Any, writer: Any, stop: threading.Event, ope
                                       "params": opening.initialize_read}).encode()
     dispatcher = Dispatcher(server, writer, initialize_read)
     frames: asyncio.Queue = asyncio.Queue()
-    for item in opening.frames if opening is not None else ():
+    replayed = opening.frames if opening is not None else []
+    for item in replayed:
         frames.put_nowait(item)
-    if opening is not None and opening.frames and not isinstance(opening.frames[-1], bytes):
-        reading = False  # the input ended, or broke, during the opening
-    else:
-        reading = True
 
     def reader() -> None:
         while True:
@@ -176,7 +173,7 @@ async def serve(server: Any, stdin: Any, writer: Any, stop: threading.Event, ope
             if body is None:
                 return
 
-    if reading:
+    if not replayed or isinstance(replayed[-1], bytes):  # else the input ended, or broke, in the opening
         threading.Thread(target=reader, daemon=True, name="wflint-lsp-reader").start()
     while not stop.is_set():
         item = await frames.get()

@@ -39,8 +39,6 @@ from .opening import Opened, Opening
 #: changes closer together than this are a burst, checked once it has been quiet this long
 DEBOUNCE_SECONDS = 0.03
 _REQUEST_FAILED = -32803
-_ENCODINGS = {lsp.PositionEncodingKind.Utf8: "utf-8", lsp.PositionEncodingKind.Utf16: "utf-16",
-              lsp.PositionEncodingKind.Utf32: "utf-32"}
 
 
 class WflintServer(LanguageServer):
@@ -105,7 +103,9 @@ class WflintServer(LanguageServer):
         if cached is not None and cached[0].version == text_doc.version and cached[0].text == text_doc.source:
             return cached[0]
         config = self.configs.for_path(to_fs_path(uri))
-        encoding = _ENCODINGS.get(self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16, "utf-16")
+        # the workspace's encoding is lsprotocol's string enum: equal to its protocol name
+        agreed = self.workspace.position_encoding
+        encoding = next((e for e in capabilities.POSITION_ENCODINGS if e == agreed), capabilities.DEFAULT_ENCODING)
         return Document.opened(uri, to_fs_path(uri), text_doc.source, text_doc.version, text_doc.language_id,
                                encoding, config.mode)
 
