@@ -42,11 +42,15 @@ def cpu(fn):
 def linear(run, make, n: int):
     """``run(make(2n))``'s result, after holding its CPU time within 3x that of ``run(make(n))``
     (twice the input: about twice the time; a quadratic cost would be 4x). Both are measured in
-    the same run, so a busy machine slows both and the ratio holds."""
+    the same run, interleaved, best of three each: a busy machine slows a single measurement
+    (other processes share the caches and memory), not the best of several."""
     small, big = make(n), make(2 * n)
     run(small)  # warm the per-process caches
-    _, t1 = cpu(lambda: run(small))
-    result, t2 = cpu(lambda: run(big))
+    t1 = t2 = float("inf")
+    for _ in range(3):
+        t1 = min(t1, cpu(lambda: run(small))[1])
+        result, took = cpu(lambda: run(big))
+        t2 = min(t2, took)
     assert t2 < 3.0 * t1 + 0.02, (t1, t2)
     return result
 
@@ -339,8 +343,8 @@ def test_suggestions_are_bounded():
                                     "navigation_goal": "x", "parameter_keys": [f"undefined_{i}"], "navigaton_goal": "y"}
                                    for i in range(n)]))
 
-    found = linear(lambda t: check_text(t, "f.json"), navigations, 1500)
-    assert sum(1 for d in found if d.code == "WF205") == 3000
+    found = linear(lambda t: check_text(t, "f.json"), navigations, 750)
+    assert sum(1 for d in found if d.code == "WF205") == 1500
 
 
 def test_undefined_context_sources_are_linear():
@@ -349,8 +353,8 @@ def test_undefined_context_sources_are_linear():
         return json.dumps(request([], [{"parameter_type": "context", "key": f"c{i}", "source_parameter_key": f"nope_{i}"}
                                        for i in range(n)]))
 
-    found = linear(lambda t: check_text(t, "f.json"), contexts, 2000)
-    assert sum(1 for d in found if d.code == "WF209") == 4000
+    found = linear(lambda t: check_text(t, "f.json"), contexts, 1000)
+    assert sum(1 for d in found if d.code == "WF209") == 2000
 
 
 def test_a_mapping_with_thousands_of_unknown_keys_is_linear():
@@ -358,7 +362,7 @@ def test_a_mapping_with_thousands_of_unknown_keys_is_linear():
     def unknown_keys(n: int) -> str:
         return json.dumps(request([{"block_type": "wait", "label": "w", "wait_sec": 1, **{f"k{i}": 1 for i in range(n)}}]))
 
-    found = linear(lambda t: check_text(t, "f.json"), unknown_keys, 10000)
-    assert sum(1 for d in found if d.code == "WF104") == 20000
+    found = linear(lambda t: check_text(t, "f.json"), unknown_keys, 5000)
+    assert sum(1 for d in found if d.code == "WF104") == 10000
     first = next(d for d in found if d.code == "WF104")
     assert "'k0'" in first.message and first.end_column - first.column == len('"k0"')
