@@ -111,15 +111,24 @@ class Globs:
         except ValueError:
             return None
 
+    # each test first asks whether there are globs to match: with none configured (the usual
+    # case) the relative path, which pathlib makes slowly, is not worth working out for every file
+
     def excluded(self, path: Path, is_dir: bool = False) -> bool:
+        if isinstance(self.exclude, _NoPatterns):
+            return False
         rel = self.relative(path)
         return rel is not None and rel != "." and self.exclude.match_file(rel + ("/" if is_dir else ""))
 
     def included(self, path: Path) -> bool:
+        if isinstance(self.include, _NoPatterns):
+            return False
         rel = self.relative(path)
         return rel is not None and self.include.match_file(rel)
 
     def ignored_codes(self, path: Path) -> list[str]:
+        if not self.per_file:
+            return []
         rel = self.relative(path)
         if rel is None:
             return []
@@ -154,6 +163,7 @@ class _GitIgnores:
         self.top = top
         self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
         self._chains: dict[Path, list[Path]] = {}
+        self._by_directory: dict[str, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
         #: (.gitignore file, note) for each line left out as too costly to match
         self.notes: list[tuple[Path, str]] = []
 
@@ -181,14 +191,23 @@ class _GitIgnores:
                 self._chains[directory] = [*above, directory] if above else []
         return self._chains[directory]
 
+    def _applying(self, directory: str) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+        """The ``.gitignore`` specs that apply in ``directory`` (absolute), top first, each
+        with its directory as a string: worked out once per directory of the walk."""
+        found = self._by_directory.get(directory)
+        if found is None:
+            chain = self._chain(Path(directory))
+            found = self._by_directory[directory] = [(str(d), spec) for d in chain
+                                                     if (spec := self._spec(d)) is not None]
+        return found
+
     def ignored(self, path: Path, is_dir: bool) -> bool:
-        path = Path(os.path.abspath(path))
+        absolute = os.path.abspath(path)
         verdict = False
-        for d in self._chain(path.parent):  # the deepest .gitignore has the last word
-            spec = self._spec(d)
-            if spec is None:
-                continue
-            result = spec.check_file(path.relative_to(d).as_posix() + ("/" if is_dir else ""))
+        for d, spec in self._applying(os.path.dirname(absolute)):  # the deepest .gitignore has the last word
+            # the path below d, as Path.relative_to would give it: both are absolute and normalised
+            below = absolute[len(d):].lstrip("/")
+            result = spec.check_file(below + ("/" if is_dir else ""))
             if result.include is not None:
                 verdict = result.include
         return verdict
