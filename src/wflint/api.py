@@ -405,17 +405,6 @@ def _order_key(order: tuple) -> tuple:
     return tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in order)
 
 
-def over_limits(request: dict[str, Any], limits: "Limits | None" = None) -> Diagnostic | None:
-    """The WF007 finding of the first limit a request given as plain data exceeds (string
-    lengths, blocks, parameters, loop nesting), or None: for the mock server, before it
-    evaluates or stores anything. Depth and size are the caller's to bound while parsing."""
-    from .document.data_tree import node_tree
-    from .document.limits import DEFAULT
-    from .workflow.size_limits import first_excess
-
-    return first_excess(node_tree(request), limits or DEFAULT, "<request>")
-
-
 def evaluate(request: dict[str, Any], *, mode: str = "json", sanitized: bool = False, config: Config | None = None) -> Evaluation:
     """Check a request given as plain data (no positions). ``mode="yaml"`` applies the
     sanitizer unless ``sanitized`` says the caller already did."""
