@@ -334,13 +334,10 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
     except ValueError:
         yield from (_check_candidate(c, config, codes) for c, codes in work)
         return
-    # the first file is checked here, before the fork: the rule modules it imports and the
-    # validators it compiles are then every worker's, paid for once
-    (first, first_codes), rest = work[0], work[1:]
-    yield _check_candidate(first, config, first_codes)
+    _load_before_fork()
     # small chunks: the workers finish within a few files of each other (with eight chunks a
     # worker, the last one alone could hold the run for a quarter of a second)
-    chunk = max(1, len(rest) // (jobs * 32))
+    chunk = max(1, len(work) // (jobs * 32))
     import gc
 
     # what the parent holds (modules, rules, validators) stays out of the workers' collections:
@@ -350,9 +347,22 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
         # yielded as they arrive (in order), so a progress display can follow the run
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_use_config,
                                  initargs=(config,)) as pool:
-            yield from pool.map(_check_one, rest, chunksize=chunk)
+            yield from pool.map(_check_one, work, chunksize=chunk)
     finally:
         gc.unfreeze()
+
+
+def _load_before_fork() -> None:
+    """Import what every file's check needs, whatever the file holds, before the workers are
+    forked: the rule modules and the compiled validator, which the workers then share instead of
+    each importing them. The parent used to check the first file for this; that also compiled
+    the validators of that one file's shapes, and kept both workers waiting for it (55 ms of a
+    1,000-file run). What only some files need (Jinja's parser, python-jsonschema for a refused
+    object's errors) is imported by the workers that meet them."""
+    from .checks import fast_validation
+
+    registry()
+    fast_validation.available()
 
 
 @dataclass
