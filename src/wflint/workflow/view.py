@@ -28,12 +28,11 @@ _INDEXED = 8
 
 
 class Param(MutableRecord):
-    # one view object per parameter, block and request: compared by identity (as eq=False had it)
-    __eq__, __hash__ = object.__eq__, object.__hash__
+    __eq__, __hash__ = object.__eq__, object.__hash__  # one view per item: by identity (was eq=False)
 
     def __init__(self, index: int, path: Path, data: dict[str, Any]) -> None:
-        # made per parameter and block: plain stores, faster than assign()'s loop (and than
-        # the dataclass's __init__); tests hold them equal to the signature
+        # one per parameter (and Block's per block): plain stores, faster than assign()'s loop
+        # and the dataclass's __init__; tests hold them equal to the signature
         self.index = index
         self.path = path
         self.data = data
@@ -50,8 +49,7 @@ class Param(MutableRecord):
         return k if isinstance(k, str) else None
 
 
-#: a block's ``children`` default: a new list for each block
-_NO_CHILDREN = fresh(list)
+_NO_CHILDREN = fresh(list)  # a block's default children: a new list for each
 
 
 class Block(MutableRecord):
