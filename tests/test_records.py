@@ -1,6 +1,6 @@
-"""Records (``wflint.records``) behave as the dataclasses they replace: each behaviour is held
-against a dataclass twin declared here, and every converted class of the code base is held to
-its own (equality, hashing, repr, pickling, replace) on real instances."""
+"""Records (``wflint.records``) behave as the dataclasses they replace: each behaviour of the
+base is held against a dataclass twin declared here (the converted classes of the code base are
+held to theirs in test_records_converted.py)."""
 
 from __future__ import annotations
 
@@ -179,3 +179,4 @@ def test_records_pickle_and_copy(record):
         assert repr(copied) == repr(record) and copied is not record
     if not isinstance(record, Node):
         assert pickle.loads(pickle.dumps(record)) == record
+
