@@ -85,6 +85,9 @@ def test_fields_are_the_init_parameters_in_order():
     assert field_names(Point) == ("x", "y", "tag") == field_names(Point(1))
     assert field_names(Box) == ("name", "items", "meta")
     assert Slotted.__slots__ == ("line", "col", "offset")
+    with pytest.raises(TypeError, match="__init__ declares them"):
+        class NoFields(Record, slots=True):
+            pass
 
 
 def test_equality_and_hash_are_a_dataclass_s():

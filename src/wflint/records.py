@@ -87,6 +87,8 @@ class _RecordType(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], *,
                 slots: bool = False, uncompared: tuple[str, ...] = ()) -> _RecordType:
         init = namespace.get("__init__")
+        if init is None and slots:
+            raise TypeError(f"{name}: slots=True makes the fields slots, and __init__ declares them")
         if init is not None:
             code = init.__code__
             fields = code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount]
