@@ -101,11 +101,10 @@ def test_without_docs_url_rules_link_to_the_repository_docs_as_before(tmp_path):
 
 
 def test_show_settings_prints_every_setting_with_where_it_came_from(tmp_path, monkeypatch):
-    from dataclasses import fields
-
     from wflint.config import _KEYS
     from wflint.document.limits import Limits
     from wflint.model.releases import NEWEST
+    from wflint.records import field_names
 
     cfg = tmp_path / ".wflint.toml"
     cfg.write_text('exclude = ["drafts/"]\ntarget-version = "1.0.55"\n[limits]\nblocks = 20000\n')
@@ -120,8 +119,8 @@ def test_show_settings_prints_every_setting_with_where_it_came_from(tmp_path, mo
             settings[m.group(1)] = (m.group(2), m.group(3))
     for key in _KEYS - {"per-file-ignores", "severity", "limits"}:
         assert key in settings, (key, out)
-    for f in fields(Limits):
-        assert f.name.replace("_", "-") in settings, (f.name, out)
+    for name in field_names(Limits):
+        assert name.replace("_", "-") in settings, (name, out)
     assert settings["exclude"] == ('["drafts/"]', str(cfg))
     assert settings["target-version"] == ('"1.0.55"', str(cfg))
     assert settings["blocks"] == ("20000", str(cfg))

@@ -40,7 +40,8 @@ def test_version_loads_nothing_heavy():
 def test_importing_the_command_line_loads_click_and_the_format_names_only():
     code = "import sys, wflint.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith('wflint'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert out.stdout.split() == ["wflint", "wflint.cli", "wflint.exit_status", "wflint.report", "wflint.report.color", "wflint.report.formats"]
+    assert out.stdout.split() == ["wflint", "wflint.cli", "wflint.exit_status", "wflint.records", "wflint.report",
+                                  "wflint.report.color", "wflint.report.formats"]
 
 
 def test_rule_does_not_load_the_validators_or_the_server():

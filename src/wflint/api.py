@@ -14,7 +14,6 @@ diagnostics.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -26,6 +25,7 @@ from .config import Config
 from .diagnostics import Diagnostic, Pos, ServiceVerdict, finalize, make
 from .discovery import MAX_FILE_BYTES, Candidate, Globs, TooLarge, base_dir, discover, read_limited, unreadable_reason
 from .document.parse import collector_paused, parse
+from .records import MutableRecord, assign, fresh, replace
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
 
@@ -37,15 +37,18 @@ class InternalError(Exception):
     """A bug in wflint (a rule crashed): the CLI exits with status 3."""
 
 
-@dataclass
-class Report:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: files checked as workflows, as shown
-    checked: list[str] = field(default_factory=list)
-    #: (path, reason) for every file read or met and not checked
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    #: why each checked file was taken as a workflow (path -> reason), for --show-files
-    reasons: dict[str, str] = field(default_factory=dict)
+class Report(MutableRecord):
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic] = fresh(list),
+        #: files checked as workflows, as shown
+        checked: list[str] = fresh(list),
+        #: (path, reason) for every file read or met and not checked
+        skipped: list[tuple[str, str]] = fresh(list),
+        #: why each checked file was taken as a workflow (path -> reason), for --show-files
+        reasons: dict[str, str] = fresh(dict),
+    ) -> None:
+        assign(self, locals())
 
     @property
     def files_checked(self) -> int:
@@ -114,15 +117,14 @@ def _postprocess(source: SourceFile | None, diags: list[Diagnostic], config: Con
     return finalize(kept)
 
 
-@dataclass
-class FileResult:
+class FileResult(MutableRecord):
     """One file's outcome: its diagnostics, or None when it is not a workflow; ``reason``
     says why it was (or was not) taken as one."""
 
-    diagnostics: list[Diagnostic] | None
-    reason: str
-    #: False when the file could not be read (its diagnostics are then its WF006)
-    read: bool = True
+    def __init__(self, diagnostics: list[Diagnostic] | None, reason: str,
+                 #: False when the file could not be read (its diagnostics are then its WF006)
+                 read: bool = True) -> None:
+        assign(self, locals())
 
 
 def _check(source: SourceFile, config: Config, fmt: str | None, require_workflow: bool,
@@ -365,14 +367,12 @@ def _load_before_fork() -> None:
     fast_validation.available()
 
 
-@dataclass
-class Inspection:
+class Inspection(MutableRecord):
     """One file's workflow views next to its diagnostics (after suppressions), for tools that
     show a workflow rather than list its problems (``wflint graph``)."""
 
-    path: str
-    workflows: list[view.Workflow]
-    diagnostics: list[Diagnostic]
+    def __init__(self, path: str, workflows: list[view.Workflow], diagnostics: list[Diagnostic]) -> None:
+        assign(self, locals())
 
 
 def inspect_bytes(data: bytes, path: str = "<stdin>", config: Config | None = None, *,
@@ -399,10 +399,9 @@ def inspect_file(path: Path, config: Config | None = None, *, explicit: bool = T
 # ------------------------------------------------------------------------------ server side
 
 
-@dataclass
-class Evaluation:
-    workflow: view.Workflow
-    diagnostics: list[Diagnostic]
+class Evaluation(MutableRecord):
+    def __init__(self, workflow: view.Workflow, diagnostics: list[Diagnostic]) -> None:
+        assign(self, locals())
 
     @property
     def rejections(self) -> list[ServiceVerdict]:

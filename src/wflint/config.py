@@ -25,12 +25,12 @@ Globs have gitignore semantics and match paths relative to the configuration fil
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .diagnostics import SEVERITIES
 from .document.limits import DEFAULT as DEFAULT_LIMITS, Limits
+from .records import MutableRecord, assign, field_names, fresh
 
 MODES = ("auto", "json", "yaml")
 
@@ -39,30 +39,33 @@ class ConfigError(Exception):
     """A configuration or usage problem: the CLI exits with status 2."""
 
 
-@dataclass
-class Config:
-    select: list[str] = field(default_factory=lambda: ["ALL"])
-    ignore: list[str] = field(default_factory=list)
-    fail_level: str = "error"
-    mode: str = "auto"
-    exclude: list[str] = field(default_factory=list)
-    include: list[str] = field(default_factory=list)
-    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    respect_gitignore: bool = True
-    severity: dict[str, str] = field(default_factory=dict)
-    limits: Limits = DEFAULT_LIMITS
-    source: str | None = None
-    #: the service release to judge by; None means the newest release wflint models
-    target_version: str | None = None
-    #: the page documenting the rules, which reports and the language server link to; None:
-    #: docs/rules.md in the repository the package metadata names (``report.links``)
-    docs_url: str | None = None
-    #: where each setting in force came from (config key, or ``limits.<key>``): a file's path or
-    #: ``command line (--option)``; a key absent here has its default (``--show-settings``)
-    origins: dict[str, str] = field(default_factory=dict)
-    #: skip named files and standard input whose content is not a workflow, as a walk does
-    #: (``--skip-non-workflows``, for the pre-commit hook, which names every staged file)
-    skip_non_workflows: bool = False
+class Config(MutableRecord):
+    def __init__(
+        self,
+        select: list[str] = fresh(lambda: ["ALL"]),
+        ignore: list[str] = fresh(list),
+        fail_level: str = "error",
+        mode: str = "auto",
+        exclude: list[str] = fresh(list),
+        include: list[str] = fresh(list),
+        per_file_ignores: dict[str, list[str]] = fresh(dict),
+        respect_gitignore: bool = True,
+        severity: dict[str, str] = fresh(dict),
+        limits: Limits = DEFAULT_LIMITS,
+        source: str | None = None,
+        #: the service release to judge by; None means the newest release wflint models
+        target_version: str | None = None,
+        #: the page documenting the rules, which reports and the language server link to; None:
+        #: docs/rules.md in the repository the package metadata names (``report.links``)
+        docs_url: str | None = None,
+        #: where each setting in force came from (config key, or ``limits.<key>``): a file's path or
+        #: ``command line (--option)``; a key absent here has its default (``--show-settings``)
+        origins: dict[str, str] = fresh(dict),
+        #: skip named files and standard input whose content is not a workflow, as a walk does
+        #: (``--skip-non-workflows``, for the pre-commit hook, which names every staged file)
+        skip_non_workflows: bool = False,
+    ) -> None:
+        assign(self, locals())
 
     def validate(self) -> "Config":
         from .rules import lookup, registry
@@ -237,7 +240,6 @@ def settings_text(cfg: Config, base: str) -> str:
     """Every setting in force, for ``--show-settings``: TOML, each value followed by where it
     came from (``default``, the configuration file, or the command line)."""
     import json
-    from dataclasses import fields
 
     from .model.releases import NEWEST
     from .report.links import repository_url
@@ -269,7 +271,7 @@ def settings_text(cfg: Config, base: str) -> str:
     lines.append(f"{'[severity]':<40} # {cfg.origins.get('severity', 'default')}")
     lines += [f"{k} = {toml(v)}" for k, v in cfg.severity.items()]
     lines.append("[limits]")
-    for f in fields(cfg.limits):
-        key = f.name.replace("_", "-")
-        lines.append(line(f"limits.{key}", getattr(cfg.limits, f.name), shown=key))
+    for name in field_names(cfg.limits):
+        key = name.replace("_", "-")
+        lines.append(line(f"limits.{key}", getattr(cfg.limits, name), shown=key))
     return "\n".join(lines) + "\n"

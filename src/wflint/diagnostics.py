@@ -2,24 +2,24 @@
 (``Diagnostic``) and the service's own answer to it (``ServiceVerdict``).
 
 The parser, the unwrapper, the checks and the rules all report ``Diagnostic``s, and every output
-format consumes them, so this module sits below all of them and imports nothing of wflint."""
+format consumes them, so this module sits below all of them and imports nothing of wflint but
+its record base (``records``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Iterable
 
-@dataclass(frozen=True, slots=True, init=False)
-class Pos:
+from .records import Record, assign, replace
+
+_store = object.__setattr__
+
+
+class Pos(Record, slots=True):
     """A place in a source file: 1-based line and column, 0-based character offset."""
 
-    line: int
-    col: int
-    offset: int
-
     def __init__(self, line: int, col: int, offset: int) -> None:
-        # a frozen dataclass's own __init__ goes through object.__setattr__ once per field,
-        # which makes it slow; filling the slots directly is about 1.7 times faster
+        # going through object.__setattr__ once per field, as a frozen record's generic
+        # store does, is slow; filling the slots directly is about 1.7 times faster
         _set_line(self, line)
         _set_col(self, col)
         _set_offset(self, offset)
@@ -32,8 +32,7 @@ SEVERITIES = ("info", "warning", "error")
 SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceVerdict:
+class ServiceVerdict(Record, slots=True):
     """How the real service answers the same input at save time.
 
     ``status`` is the HTTP status, ``detail`` the exact ``detail`` string of a shape-D reply
@@ -43,35 +42,38 @@ class ServiceVerdict:
     §6) and check the number within that stage.
     """
 
-    status: int
-    detail: str | None
-    order: tuple = ()
+    def __init__(self, status: int, detail: str | None, order: tuple = ()) -> None:
+        assign(self, locals())
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(Record, slots=True, uncompared=("offset",)):
     """One problem at one place.
 
     ``line``/``column`` and ``end_line``/``end_column`` are 1-based; the end is exclusive of the
     character after the span, like most editors expect. ``help`` is an optional suggestion
     (``did you mean 'navigation_goal'?``). ``service`` says how the service answers the same
     input at save time when the rule mirrors a save-time check, and is ``None`` for problems
-    the service accepts.
+    the service accepts. ``offset`` (internal: the character offset of the start, for stable
+    sorting within a line) is left out of equality and hashing.
     """
 
-    path: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    code: str
-    name: str
-    severity: str
-    message: str
-    help: str | None = None
-    service: ServiceVerdict | None = None
-    #: internal: the character offset of the start, for stable sorting within a line
-    offset: int = field(default=0, compare=False)
+    def __init__(self, path: str, line: int, column: int, end_line: int, end_column: int, code: str, name: str,
+                 severity: str, message: str, help: str | None = None,  # noqa: A002
+                 service: ServiceVerdict | None = None, offset: int = 0) -> None:
+        # one per finding: the stores spelt out are faster than assign()'s loop (and than the
+        # dataclass's __init__); tests/test_records.py holds them equal to the signature
+        _store(self, "path", path)
+        _store(self, "line", line)
+        _store(self, "column", column)
+        _store(self, "end_line", end_line)
+        _store(self, "end_column", end_column)
+        _store(self, "code", code)
+        _store(self, "name", name)
+        _store(self, "severity", severity)
+        _store(self, "message", message)
+        _store(self, "help", help)
+        _store(self, "service", service)
+        _store(self, "offset", offset)
 
     @property
     def sort_key(self) -> tuple:

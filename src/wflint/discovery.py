@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .config import Config, ConfigError
 from .document.limits import DEFAULT as DEFAULT_LIMITS
+from .records import MutableRecord, Record, assign, fresh
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
 #: directories a walk never enters (version control, dependencies, caches)
@@ -65,31 +65,26 @@ def _spec(lines: list[str]) -> "pathspec.GitIgnoreSpec | _NoPatterns":
     return compile_globs(lines)
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Record):
     """A regular file to read. ``shown`` is the path as reported; ``declared`` says that an
     ``include`` glob makes it a workflow whatever it holds."""
 
-    path: Path
-    shown: str
-    explicit: bool
-    declared: bool
+    def __init__(self, path: Path, shown: str, explicit: bool, declared: bool) -> None:
+        assign(self, locals())
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Record):
     """An entry that should have been read and could not be (reported as WF006)."""
 
-    shown: str
-    message: str
+    def __init__(self, shown: str, message: str) -> None:
+        assign(self, locals())
 
 
-@dataclass
-class Discovery:
-    candidates: list[Candidate] = field(default_factory=list)
-    #: (path, reason) for every entry left alone, for ``--show-files``
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+class Discovery(MutableRecord):
+    def __init__(self, candidates: list[Candidate] = fresh(list),
+                 #: (path, reason) for every entry left alone, for ``--show-files``
+                 skipped: list[tuple[str, str]] = fresh(list), problems: list[Problem] = fresh(list)) -> None:
+        assign(self, locals())
 
 
 class Globs:

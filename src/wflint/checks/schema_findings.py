@@ -7,11 +7,11 @@ the WF101-WF105 rule modules yield their share of the findings, computed once pe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..model import schema
 from ..model.validators import _defs, lint_schema, validator
+from ..records import Record, assign
 from . import fast_validation
 
 if TYPE_CHECKING:
@@ -20,14 +20,11 @@ if TYPE_CHECKING:
 Path = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    path: Path
-    message: str
-    help: str | None = None
-    #: point at the key rather than the value
-    key: bool = False
+class Finding(Record):
+    def __init__(self, code: str, path: Path, message: str, help: str | None = None,  # noqa: A002
+                 #: point at the key rather than the value
+                 key: bool = False) -> None:
+        assign(self, locals())
 
 
 # ------------------------------------------------------------------------------ findings

@@ -12,13 +12,13 @@ strings are templates.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..document.limits import DEFAULT as DEFAULT_LIMITS, exceeded, template_depth
 from . import template_expressions
 from ..patterns import lazy
+from ..records import Record, assign
 
 if TYPE_CHECKING:
     from jinja2 import TemplateSyntaxError, nodes
@@ -65,38 +65,38 @@ _NOT_PLAIN_NAMES = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class SyntaxProblem:
+class SyntaxProblem(Record, slots=True):
     """Jinja's message and line number (1-based, in the template), and the offset in the
     template string where the problem is (the failing token, or the start of that line)."""
 
-    message: str
-    lineno: int
-    offset: int
-    #: False when Jinja did not report a syntax error but failed (too deep nesting): the
-    #: service fails the same way, but not with a TemplateSyntaxError message
-    exact: bool = True
-    #: True when the template was not parsed because it nests deeper than wflint's
-    #: ``template-depth`` limit (reported as WF007, not as a syntax error)
-    limit: bool = False
+    def __init__(
+        self,
+        message: str,
+        lineno: int,
+        offset: int,
+        #: False when Jinja did not report a syntax error but failed (too deep nesting): the
+        #: service fails the same way, but not with a TemplateSyntaxError message
+        exact: bool = True,
+        #: True when the template was not parsed because it nests deeper than wflint's
+        #: ``template-depth`` limit (reported as WF007, not as a syntax error)
+        limit: bool = False,
+    ) -> None:
+        assign(self, locals())
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(Record, slots=True):
     """A variable the template reads from its context: its first use (an offset into the
     template) and the attributes read on it (``extract_output.price`` → ``("price",)``)."""
 
-    name: str
-    offset: int
-    attrs: tuple[str, ...] = ()
+    def __init__(self, name: str, offset: int, attrs: tuple[str, ...] = ()) -> None:
+        assign(self, locals())
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    error: SyntaxProblem | None
-    reads: tuple[Read, ...] = ()
-    #: (start, end) of every Jinja tag (``{{ }}``, ``{% %}``, ``{# #}``) in the string
-    tags: tuple[tuple[int, int, str], ...] = ()
+class Analysis(Record, slots=True):
+    def __init__(self, error: SyntaxProblem | None, reads: tuple[Read, ...] = (),
+                 #: (start, end) of every Jinja tag (``{{ }}``, ``{% %}``, ``{# #}``) in the string
+                 tags: tuple[tuple[int, int, str], ...] = ()) -> None:
+        assign(self, locals())
 
 
 NO_JINJA = Analysis(None)

@@ -1,4 +1,4 @@
-"""The limits hostile input meets: one place, one dataclass of defaults.
+"""The limits hostile input meets: one place, one class of defaults.
 
 A definition is a few kilobytes; these limits sit orders of magnitude above any real one and
 far below what would make a check slow. Each is checked *before* the work it guards (the size
@@ -15,44 +15,46 @@ the linter and the mock refuse the same things.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-
 from ..patterns import lazy
+from ..records import Record, assign, field_names, replace
 
 CODE, NAME = "WF007", "limit-exceeded"
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(Record, slots=True):
     """Every limit, with its default. Names are the config keys (``_`` or ``-`` alike)."""
 
-    #: bytes of one file (standard input too) or request body
-    file_bytes: int = 4 * 1024 * 1024
-    #: nesting of mappings and sequences in JSON and YAML
-    depth: int = 500
-    #: values (scalars, mappings, sequences) in one document: each costs about 450 bytes
-    #: as a positioned node, so this bounds memory where the file size alone would not
-    nodes: int = 500_000
-    #: nodes that YAML aliases may add to a document as it is built ("billion laughs")
-    alias_nodes: int = 200_000
-    #: characters of scalar text that YAML aliases may add (one long string aliased many times)
-    alias_chars: int = 8 * 1024 * 1024
-    #: characters of one string value (a prompt, a code block, ...)
-    string_chars: int = 1024 * 1024
-    #: blocks in one workflow, loop bodies included
-    blocks: int = 5_000
-    #: parameters in one workflow
-    parameters: int = 5_000
-    #: loops nested in loops
-    loop_depth: int = 50
-    #: nesting of Jinja block tags and brackets inside one template
-    template_depth: int = 50
-    #: nesting of brackets and indentation in one Python code block
-    code_depth: int = 100
+    def __init__(
+        self,
+        #: bytes of one file (standard input too) or request body
+        file_bytes: int = 4 * 1024 * 1024,
+        #: nesting of mappings and sequences in JSON and YAML
+        depth: int = 500,
+        #: values (scalars, mappings, sequences) in one document: each costs about 450 bytes
+        #: as a positioned node, so this bounds memory where the file size alone would not
+        nodes: int = 500_000,
+        #: nodes that YAML aliases may add to a document as it is built ("billion laughs")
+        alias_nodes: int = 200_000,
+        #: characters of scalar text that YAML aliases may add (one long string aliased many times)
+        alias_chars: int = 8 * 1024 * 1024,
+        #: characters of one string value (a prompt, a code block, ...)
+        string_chars: int = 1024 * 1024,
+        #: blocks in one workflow, loop bodies included
+        blocks: int = 5_000,
+        #: parameters in one workflow
+        parameters: int = 5_000,
+        #: loops nested in loops
+        loop_depth: int = 50,
+        #: nesting of Jinja block tags and brackets inside one template
+        template_depth: int = 50,
+        #: nesting of brackets and indentation in one Python code block
+        code_depth: int = 100,
+    ) -> None:
+        assign(self, locals())
 
     def with_values(self, values: dict[str, object], origin: str = "limits") -> "Limits":
         """A copy with ``values`` (config keys, ``-`` or ``_``) applied; ValueError on a bad one."""
-        known = {f.name for f in fields(self)}
+        known = set(field_names(self))
         changes: dict[str, int] = {}
         for key, value in values.items():
             name = key.replace("-", "_")

@@ -5,7 +5,6 @@ repeated keys).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 from ..diagnostics import Diagnostic, make
@@ -13,6 +12,7 @@ from .nodes import Node
 from ..diagnostics import Pos
 from .source import SourceFile
 from . import limits as _limits
+from ..records import MutableRecord, assign, fresh
 
 #: a function giving the positions of a start and an end offset at once
 _SpanOf = Callable[[int, int], "tuple[Pos, Pos]"]
@@ -23,18 +23,16 @@ MAX_DEPTH = _limits.DEFAULT.depth
 MAX_ALIAS_NODES = _limits.DEFAULT.alias_nodes
 
 
-@dataclass
-class ParseResult:
+class ParseResult(MutableRecord):
     """The tree (``None`` when the text could not be read), the problems, and the format.
 
     ``source`` is the file the node positions refer to: the parsed ``SourceFile``, or for
     ``parse_embedded`` an ``EmbeddedSource`` that maps the inner document into the outer file.
     """
 
-    root: Node | None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    format: str = "yaml"
-    source: SourceFile | None = None
+    def __init__(self, root: Node | None, diagnostics: list[Diagnostic] = fresh(list), format: str = "yaml",  # noqa: A002
+                 source: SourceFile | None = None) -> None:
+        assign(self, locals())
 
 
 def _diag(code: str, message: str, start: Pos, end: Pos | None, path: str, **extra) -> Diagnostic:

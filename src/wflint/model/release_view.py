@@ -8,12 +8,12 @@ reads one of these views; the module-level names of ``wflint.model`` are the new
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, TypeVar
 
 from . import enums, releases
 from . import types as t
+from ..records import Record, assign
 from .types import replace
 
 R = TypeVar("R")
@@ -52,20 +52,17 @@ def object_in(obj: t.ObjectModel, version: str) -> t.ObjectModel:
     return replace(obj, fields=fields_in(obj.fields, version), since=None, until=None)
 
 
-@dataclass(frozen=True, eq=False)
-class Release:
+class Release(Record):
     """The request model of one service release."""
 
-    version: str
-    BLOCK_TYPES: dict[str, t.ObjectModel]
-    PARAMETER_TYPES: dict[str, t.ObjectModel]
-    OBJECTS: dict[str, t.ObjectModel]
-    COMMON_BLOCK_FIELDS: tuple[t.Field, ...]
-    REQUEST: t.ObjectModel
-    DEFINITION: t.ObjectModel
-    ENVELOPE: t.ObjectModel
-    BLOCK_TYPE: t.Enum
-    PARAMETER_TYPE: t.Enum
+    # one object per release (``release`` caches it): compared by identity, as eq=False had it
+    __eq__, __hash__ = object.__eq__, object.__hash__
+
+    def __init__(self, version: str, BLOCK_TYPES: dict[str, t.ObjectModel],  # noqa: N803 - the model's names
+                 PARAMETER_TYPES: dict[str, t.ObjectModel], OBJECTS: dict[str, t.ObjectModel],
+                 COMMON_BLOCK_FIELDS: tuple[t.Field, ...], REQUEST: t.ObjectModel, DEFINITION: t.ObjectModel,
+                 ENVELOPE: t.ObjectModel, BLOCK_TYPE: t.Enum, PARAMETER_TYPE: t.Enum) -> None:
+        assign(self, locals())
 
     @property
     def is_newest(self) -> bool:

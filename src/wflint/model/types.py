@@ -11,8 +11,9 @@ default and its one-line description; the type carries bounds and enumerations.
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from typing import Any
+
+from ..records import Record, assign, replace  # noqa: F401 - replace: the declarations' copy-with-changes
 
 
 class _Missing:
@@ -25,60 +26,13 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class _Declared:
-    """What the declaration types share, as frozen dataclasses have it: immutable, equal when
-    of the same class with equal fields, hashed and shown by them, copied with changes by
-    ``replace``. Plain classes, not dataclasses: making this module's 15 dataclasses compiled
-    about 90 methods from source, 7 ms of every process's start-up.
-
-    A type's fields are its ``__init__``'s parameters, in order (``_FIELDS``, read from the
-    function's code when the class is made); ``__init__`` stores them with
-    ``_assign(self, locals())``, so each field is named once, in the signature."""
+class _Declared(Record):
+    """What the declaration types share: frozen records (``wflint.records``), plain classes
+    rather than dataclasses: making this module's 15 dataclasses compiled about 90 methods
+    from source, 7 ms of every process's start-up. A type's fields are its ``__init__``'s
+    parameters, stored with ``assign(self, locals())``."""
 
     __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            code = init.__code__
-            cls._FIELDS = code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount]
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, name) for name in self._FIELDS])
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()  # type: ignore[attr-defined]
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
-        return f"{self.__class__.__qualname__}({shown})"
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-def replace(obj: Any, **changes: Any) -> Any:
-    """``obj`` with ``changes`` (``dataclasses.replace`` for the declaration types)."""
-    for name in changes:
-        if name not in obj._FIELDS:
-            raise TypeError(f"{obj.__class__.__qualname__}.__init__() got an unexpected keyword argument {name!r}")
-    return obj.__class__(**{name: changes.get(name, getattr(obj, name)) for name in obj._FIELDS})
-
-
-def _assign(obj: Any, values: dict[str, Any]) -> None:
-    """Store ``obj``'s fields from its ``__init__``'s ``locals()``."""
-    for name in obj._FIELDS:
-        object.__setattr__(obj, name, values[name])
 
 
 # --------------------------------------------------------------------------- value types
@@ -89,14 +43,14 @@ class Str(_Declared):
     service strips whitespace before checking ``min_length``."""
 
     def __init__(self, min_length: int | None = None, max_length: int | None = None, strip: bool = False) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class Int(_Declared):
     """An integer. Lax unless ``strict``: ``"5"``, ``5.0`` and ``true`` are accepted."""
 
     def __init__(self, ge: int | None = None, le: int | None = None, strict: bool = False) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class Num(_Declared):
@@ -128,7 +82,7 @@ class Enum(_Declared):
 
     def __init__(self, name: str, values: tuple[str, ...], members: tuple[str, ...] = (), description: str = "",
                  literal: bool = False, spans: tuple[tuple[str, str | None, str | None], ...] = ()) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
     def span_of(self, value: str) -> tuple[str | None, str | None]:
         for v, since, until in self.spans:
@@ -141,28 +95,28 @@ class Array(_Declared):
     """A list whose items are all of type ``items``."""
 
     def __init__(self, items: Any, min_items: int | None = None) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class Ref(_Declared):
     """A nested object declared elsewhere, by its ``ObjectModel.name``."""
 
     def __init__(self, target: str) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class Union(_Declared):
     """One of several types (``data_schema`` is object | array | string)."""
 
     def __init__(self, options: tuple[Any, ...]) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class Blocks(_Declared):
     """A list of blocks. ``loop`` lists are not discriminated by the service (§5.3)."""
 
     def __init__(self, loop: bool = False) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class Parameters(_Declared):
@@ -188,7 +142,7 @@ class Field(_Declared):
                  nullable: bool = False, default: Any = MISSING, templated: str | None = None,
                  yaml11_sensitive: bool = False, deprecated: bool = False, reference: str | None = None,
                  since: str | None = None, until: str | None = None) -> None:
-        _assign(self, locals())
+        assign(self, locals())
 
 
 class ObjectModel(_Declared):
@@ -204,7 +158,7 @@ class ObjectModel(_Declared):
                  class_name: str | None = None, notes: tuple[str, ...] = (), extra: dict[str, Any] | None = None,
                  since: str | None = None, until: str | None = None) -> None:
         extra = {} if extra is None else extra
-        _assign(self, locals())
+        assign(self, locals())
 
     def field(self, name: str) -> Field | None:
         for f in self.fields:

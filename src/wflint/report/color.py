@@ -8,8 +8,9 @@ and ``FORCE_COLOR`` (non-empty and not ``0``) turns it on, NO_COLOR winning when
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, TextIO
+
+from ..records import Record, assign
 
 CHOICES = ("auto", "always", "never")
 
@@ -32,11 +33,11 @@ def wants_color(choice: str, stream: TextIO, env: Mapping[str, str]) -> bool:
     return bool(isatty and isatty()) and env.get("TERM") != "dumb"
 
 
-@dataclass(frozen=True)
-class Style:
+class Style(Record):
     """How the human formats mark up their parts; ``PLAIN`` leaves text as it is."""
 
-    enabled: bool = False
+    def __init__(self, enabled: bool = False) -> None:
+        assign(self, locals())
 
     def _paint(self, text: str, *names: str) -> str:
         if not self.enabled or not text:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from typing import Sequence
 
 from ..diagnostics import SEVERITIES, SEVERITY_RANK, Diagnostic
+from ..records import Record, assign
 
 
 def _plural(n: int, word: str) -> str:
@@ -49,12 +49,9 @@ def files_summary(diags: Sequence[Diagnostic], files_checked: int) -> str:
     return f"{problem_summary(diags)[:-1]} in {files}."
 
 
-@dataclass(frozen=True)
-class RuleCount:
-    code: str
-    name: str
-    severity: str
-    count: int
+class RuleCount(Record):
+    def __init__(self, code: str, name: str, severity: str, count: int) -> None:
+        assign(self, locals())
 
 
 def count_by_rule(diags: Sequence[Diagnostic]) -> list[RuleCount]:

@@ -8,25 +8,20 @@ WF900, so stale ones do not pile up. JSON has no comments, so JSON files cannot 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..diagnostics import Diagnostic, make
 from ..diagnostics import Pos
 from ..document.source import SourceFile, split_lines
 from ..patterns import lazy
+from ..records import MutableRecord, assign, fresh
 
 _COMMENT = lazy(r"(?:^|\s)#\s*wflint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]+)")
 
 
-@dataclass
-class Suppression:
-    line: int
-    col: int
-    offset: int
-    #: the line it applies to, or 0 for the whole file
-    target: int
-    selectors: list[str]
-    used: set[str] = field(default_factory=set)
+class Suppression(MutableRecord):
+    def __init__(self, line: int, col: int, offset: int,
+                 #: the line it applies to, or 0 for the whole file
+                 target: int, selectors: list[str], used: set[str] = fresh(set)) -> None:
+        assign(self, locals())
 
 
 def find(source: SourceFile) -> list[Suppression]:

@@ -12,22 +12,18 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 from typing import Callable, Iterable
 
 from ..diagnostics import SEVERITIES
+from ..records import Record, assign
 
 
-@dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    severity: str
-    doc: str
-    check: Callable[..., Iterable] | None
-    module: ModuleType
+class Rule(Record):
+    def __init__(self, code: str, name: str, severity: str, doc: str, check: Callable[..., Iterable] | None,
+                 module: ModuleType) -> None:
+        assign(self, locals())
 
     # Rules are passed to Workflow.diag(); these aliases let a Rule stand in for its module.
     @property

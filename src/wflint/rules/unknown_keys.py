@@ -8,24 +8,23 @@ an error: the service drops it and the block runs without it), or a key with no 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..checks.intent import near_misses
+from ..records import Record, assign
 from ..workflow.view import Path, Workflow, modeled_objects
 from .versions import field_from_later_release
 
 CODE_BLOCK_REFUSED, LATER_RELEASE, NEAR_MISS, UNKNOWN = "refused", "later", "near", "unknown"
 
 
-@dataclass(frozen=True)
-class UnknownKey:
-    path: Path  # of the object holding the key
-    key: str
-    obj: Any
-    kind: str
-    #: for NEAR_MISS: the fields it is a near miss of; for LATER_RELEASE: the release
-    detail: Any = None
+class UnknownKey(Record):
+    def __init__(self,
+                 path: Path,  # of the object holding the key
+                 key: str, obj: Any, kind: str,
+                 #: for NEAR_MISS: the fields it is a near miss of; for LATER_RELEASE: the release
+                 detail: Any = None) -> None:
+        assign(self, locals())
 
 
 def unknown_keys(wf: Workflow) -> list[UnknownKey]:

@@ -21,9 +21,9 @@ Anything else is skipped, with the reason ``--show-files`` prints.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..document.nodes import Node
+from ..records import Record, assign
 from .stored_form import is_stored_form
 from ..patterns import lazy
 
@@ -42,12 +42,11 @@ _MODELINE = lazy(r"^#\s*yaml-language-server:\s*\$schema=(\S+)", re.MULTILINE)
 NEAR_MISS_CUTOFF = 0.85
 
 
-@dataclass(frozen=True)
-class Recognition:
+class Recognition(Record):
     """``kind`` is None when the file is not a workflow; ``reason`` says why, either way."""
 
-    kind: str | None
-    reason: str
+    def __init__(self, kind: str | None, reason: str) -> None:
+        assign(self, locals())
 
     @property
     def is_workflow(self) -> bool:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import copy
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..patterns import lazy
+from ..records import MutableRecord, assign, fresh
 
 _NOT_IDENT = lazy(r"[^A-Za-z0-9_]")
 _UNDERSCORES = lazy(r"_+")
@@ -46,12 +46,11 @@ def rewrite_refs(text: str, old: str, new: str) -> str:
     return _ref_pattern(old).sub(lambda m: "{{" + m.group(1) + new, text)
 
 
-@dataclass
-class Sanitized:
-    request: dict[str, Any]
-    #: original label → new label, in the order they were met (depth-first)
-    label_map: dict[str, str] = field(default_factory=dict)
-    key_map: dict[str, str] = field(default_factory=dict)
+class Sanitized(MutableRecord):
+    def __init__(self, request: dict[str, Any],
+                 #: original label → new label, in the order they were met (depth-first)
+                 label_map: dict[str, str] = fresh(dict), key_map: dict[str, str] = fresh(dict)) -> None:
+        assign(self, locals())
 
     @property
     def changed(self) -> bool:

@@ -9,7 +9,6 @@ the outer file.
 
 from __future__ import annotations
 
-from dataclasses import replace, dataclass, field
 from typing import Any
 
 from . import view
@@ -21,18 +20,22 @@ from .sanitizer import sanitize
 from . import stored_form, wrapper
 from .size_limits import first_excess
 from ..document.source import SourceFile
+from ..records import MutableRecord, assign, fresh, replace
 
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
 
 
-@dataclass
-class Unwrapped:
-    workflows: list[view.Workflow] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: offsets of the keys of a stored form that only the service writes: the one WF012 note
-    #: speaks for them, so the unknown-field findings they would each draw (WF104, or WF109 where a
-    #: stored name is close to a request field, e.g. ``smtp_username``) are left out
-    server_keys: frozenset[int] = frozenset()
+class Unwrapped(MutableRecord):
+    def __init__(
+        self,
+        workflows: list[view.Workflow] = fresh(list),
+        diagnostics: list[Diagnostic] = fresh(list),
+        #: offsets of the keys of a stored form that only the service writes: the one WF012 note
+        #: speaks for them, so the unknown-field findings they would each draw (WF104, or WF109 where a
+        #: stored name is close to a request field, e.g. ``smtp_username``) are left out
+        server_keys: frozenset[int] = frozenset(),
+    ) -> None:
+        assign(self, locals())
 
     def keep(self, d: Diagnostic) -> bool:
         """Whether a rule's finding on this file stays (see ``server_keys``)."""

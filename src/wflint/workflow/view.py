@@ -8,7 +8,6 @@ node at the same *path* (a tuple of keys and indices from the request root), so 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from .. import model
@@ -19,6 +18,7 @@ from ..document.nodes import Node
 from ..diagnostics import Pos
 from ..model.validators import accepts_as
 from ..model.lax import lax_int
+from ..records import MutableRecord, assign, fresh
 from .sanitizer import Sanitized
 from .computed_once import computed_once
 
@@ -27,11 +27,15 @@ Path = tuple[Any, ...]
 _INDEXED = 8
 
 
-@dataclass(eq=False)
-class Param:
-    index: int
-    path: Path
-    data: dict[str, Any]
+class Param(MutableRecord):
+    __eq__, __hash__ = object.__eq__, object.__hash__  # one view per item: by identity (was eq=False)
+
+    def __init__(self, index: int, path: Path, data: dict[str, Any]) -> None:
+        # one per parameter (and Block's per block): plain stores, faster than assign()'s loop
+        # and the dataclass's __init__; tests hold them equal to the signature
+        self.index = index
+        self.path = path
+        self.data = data
 
     # cached: the view's data is never changed once built, and the rules read these a lot
     @computed_once
@@ -45,16 +49,23 @@ class Param:
         return k if isinstance(k, str) else None
 
 
-@dataclass(eq=False)
-class Block:
-    path: Path
-    data: dict[str, Any]
-    #: the effective block type: the given ``block_type``, or the service's guess for a loop
-    #: child that has none (``tag_guessed`` is then True)
-    tag: str | None
-    tag_guessed: bool = False
-    parent: "Block | None" = None
-    children: list["Block"] = field(default_factory=list)
+_NO_CHILDREN = fresh(list)  # a block's default children: a new list for each
+
+
+class Block(MutableRecord):
+    __eq__, __hash__ = object.__eq__, object.__hash__
+
+    def __init__(self, path: Path, data: dict[str, Any],
+                 #: the effective block type: the given ``block_type``, or the service's guess for a loop
+                 #: child that has none (``tag_guessed`` is then True)
+                 tag: str | None, tag_guessed: bool = False, parent: Block | None = None,
+                 children: list[Block] = _NO_CHILDREN) -> None:
+        self.path = path  # 29,000 blocks over the benchmark corpus: stores spelt out, as Param's
+        self.data = data
+        self.tag = tag
+        self.tag_guessed = tag_guessed
+        self.parent = parent
+        self.children = [] if children is _NO_CHILDREN else children
 
     @computed_once
     def label(self) -> str | None:
@@ -83,32 +94,37 @@ class Block:
         return self.data.get(key, default)
 
 
-@dataclass(eq=False)
-class Workflow:
+class Workflow(MutableRecord):
     """One request (a definition file, or the definition inside an update body)."""
 
-    path: str
-    #: "json" or "yaml": how the service receives it (the YAML path runs the sanitizer)
-    mode: str
-    root: Node | None
-    request: dict[str, Any]
-    sanitized: Sanitized | None = None
-    #: the request was an ignored json_definition next to a yaml_definition: schema checks only
-    schema_only: bool = False
-    params: list[Param] = field(default_factory=list)
-    blocks: list[Block] = field(default_factory=list)
-    #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
-    cache: dict[str, Any] = field(default_factory=dict)
-    #: path -> (the node ``node(path)`` found, whether it is exactly there); the tree does not
-    #: change once the view exists
-    _nodes: dict[Path, tuple[Node | None, bool]] = field(default_factory=dict, init=False, repr=False)
-    #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
-    #: None for plain data (the mock server), where rules fall back to node starts
-    source: Any = None
-    #: the service release this request is judged by (``wflint check --target-version``)
-    release: model.Release = field(default_factory=lambda: model.NEWEST_RELEASE)
-    #: the limits templates and code are parsed within (WF007)
-    limits: Limits = DEFAULT
+    __eq__, __hash__ = object.__eq__, object.__hash__
+
+    def __init__(
+        self,
+        path: str,
+        #: "json" or "yaml": how the service receives it (the YAML path runs the sanitizer)
+        mode: str,
+        root: Node | None,
+        request: dict[str, Any],
+        sanitized: Sanitized | None = None,
+        #: the request was an ignored json_definition next to a yaml_definition: schema checks only
+        schema_only: bool = False,
+        params: list[Param] = fresh(list),
+        blocks: list[Block] = fresh(list),
+        #: shared per-run caches (schema errors, template parses ...), filled by whoever needs them
+        cache: dict[str, Any] = fresh(dict),
+        #: the SourceFile the node positions refer to (an EmbeddedSource for a yaml_definition);
+        #: None for plain data (the mock server), where rules fall back to node starts
+        source: Any = None,
+        #: the service release this request is judged by (``wflint check --target-version``)
+        release: model.Release = fresh(lambda: model.NEWEST_RELEASE),
+        #: the limits templates and code are parsed within (WF007)
+        limits: Limits = DEFAULT,
+    ) -> None:
+        assign(self, locals())
+        #: path -> (the node ``node(path)`` found, whether it is exactly there); the tree does not
+        #: change once the view exists. Not a field: not shown, not given to __init__
+        self._nodes: dict[Path, tuple[Node | None, bool]] = {}
 
     # -- structure -------------------------------------------------------------------------
     @property

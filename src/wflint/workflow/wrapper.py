@@ -18,10 +18,9 @@ those of the file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .. import model as M
 from ..document.nodes import Node
+from ..records import Record, assign
 
 REQUEST_KEY = "workflow_definition"
 #: what the YAML path answers when both required keys are missing, or only the wrapper
@@ -29,15 +28,12 @@ MISSING_BOTH = "title: Field required; workflow_definition: Field required"
 MISSING_WRAPPER = "workflow_definition: Field required"
 
 
-@dataclass(frozen=True)
-class Wrapper:
+class Wrapper(Record):
     """A missing wrapper: its ``layout`` (flat | renamed | nested), the key that holds the
     definition or request instead (None when flat), and the request meant."""
 
-    layout: str
-    key: Node | None
-    meant: Node
-    has_title: bool
+    def __init__(self, layout: str, key: Node | None, meant: Node, has_title: bool) -> None:
+        assign(self, locals())
 
 
 def _definition_keys() -> frozenset[str]:
