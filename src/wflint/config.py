@@ -30,6 +30,7 @@ from typing import Any
 
 from .diagnostics import SEVERITIES
 from .document.limits import DEFAULT as DEFAULT_LIMITS, Limits
+from .patterns import lazy
 from .records import MutableRecord, assign, field_names, fresh
 
 MODES = ("auto", "json", "yaml")
@@ -205,12 +206,25 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as UTF-8") from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
+    return _from_document(path, data)
+
+
+def _from_document(path: Path, data: dict[str, Any]) -> Config:
+    """The configuration a parsed file holds: all of a ``.wflint.toml``, the ``[tool.wflint]``
+    table of a ``pyproject.toml``."""
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         if not isinstance(tool, dict):
             raise ConfigError(f"{path}: 'tool' must be a table, not {_toml_type(tool)}")
         data = tool.get("wflint", {})
     return from_table(data, str(path)).validate()
+
+
+#: what a pyproject.toml needs for ``discover`` to read it: the key ``wflint`` (bare or quoted)
+#: followed by the ``.``, ``=`` or ``]`` that a key in a header, a dotted key or an inline table
+#: has after it; ``tool`` given a value or as an array of tables (an error to report); or a
+#: string escape, which can spell any key (TOML 1.1 adds ``\xHH``)
+_MAY_NAME_WFLINT = lazy(rb"""wflint['"]?[ \t]*[.=\]]|tool['"]?[ \t]*[=\]]|\\[uUx]""")
 
 
 def discover(start: Path) -> Config:
@@ -223,16 +237,23 @@ def discover(start: Path) -> Config:
             return load(candidate)
         pyproject = d / "pyproject.toml"
         if pyproject.is_file():
+            try:
+                raw = pyproject.read_bytes()
+            except OSError:
+                continue
+            # most projects' pyproject.toml has no wflint table: a look at the bytes spares
+            # importing tomllib and parsing the file (5 ms of a one-file check)
+            if not _MAY_NAME_WFLINT.search(raw):
+                continue
             import tomllib
 
             try:
-                with pyproject.open("rb") as fh:
-                    data = tomllib.load(fh)
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
+                data = tomllib.loads(raw.decode("utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
                 continue
             tool = data.get("tool", {})
-            if not isinstance(tool, dict) or "wflint" in tool:  # load() says what is wrong with it
-                return load(pyproject)
+            if not isinstance(tool, dict) or "wflint" in tool:  # _from_document says what is wrong with it
+                return _from_document(pyproject, data)
     return Config()
 
 
