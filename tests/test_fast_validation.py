@@ -105,3 +105,31 @@ def test_unrepresentable_data_takes_the_slow_path():
     schema = lint_schema(REQUEST.name)
     assert fast_validation.surely_valid(schema, {1: "a non-string key"}) is False
     assert fast_validation.surely_valid(schema, {"title": "x", "workflow_definition": {"blocks": [], "parameters": []}})
+
+
+# --------------------------------------------------------------------------- patterns
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from wflint.model.schema import BOOL_STRING, INT_STRING, NUMBER_STRING  # noqa: E402
+
+
+def test_patterns_are_read_with_pythons_re():
+    """A pattern only Python's ``re`` reads (a named back-reference) compiles and answers as
+    python-jsonschema does: the fast path reads patterns with ``re``, not jsonschema-rs's engine."""
+    schema = {"type": "string", "pattern": "^(?P<x>a+)-(?P=x)$"}
+    assert fast_validation.surely_valid(schema, "aa-aa")
+    assert not fast_validation.surely_valid(schema, "aa-a")
+
+
+_LAX_TEXT = st.text(alphabet="0123456789_+-. \t\n\u00a0\u2003eEoOnNfFyYsStTrRuUlLaA", max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=st.sampled_from([BOOL_STRING, INT_STRING, NUMBER_STRING]), text=_LAX_TEXT)
+def test_the_lax_patterns_answer_as_python_jsonschema(pattern, text):
+    from jsonschema import Draft202012Validator
+
+    schema = {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": pattern}]}
+    slow = Draft202012Validator(schema).is_valid(text)
+    assert fast_validation.surely_valid(schema, text) == slow
