@@ -24,8 +24,10 @@ process of its tree (``wait4``'s ``ru_maxrss``), so the rows compare like with l
   loopback clients (keep-alive connections, a fixed number of requests each): requests/s,
   p50 and p99 latency.
 
-Times are medians of ``--repeat`` runs where a run is short. The machine is shared: the load
-average is printed with the results.
+Times are medians of ``--repeat`` runs where a run is short. A figure and the floor it is
+divided by are measured in alternation (floor, wflint, floor, wflint ...: three runs each for the
+corpus, four times ``--repeat`` for one file), so a change of load during the bench weighs on
+both. The machine is shared: the load average is printed with the results.
 """
 
 from __future__ import annotations
@@ -74,15 +76,21 @@ def measure(cmd: list[str], ok=(0, 1), repeat: int = 1, **kw) -> tuple[float, fl
     """Median wall seconds, median CPU seconds, peak RSS (MB) of the largest process of the
     tree, last output. On a shared machine CPU time is the steadier figure: wall time also
     counts the time other users' processes held the cores."""
-    walls, cpus, rss, out = [], [], 0, b""
+    return measure_together([cmd], ok, repeat, **kw)[0]
+
+
+def measure_together(cmds: list[list[str]], ok=(0, 1), repeat: int = 1, **kw) -> list[tuple[float, float, int, str]]:
+    """``measure`` for commands whose ratio is reported: their runs alternate (a, b, a, b ...),
+    so a change in the machine's load during the measurement weighs on both alike."""
+    runs: list[list[tuple[float, float, int, bytes]]] = [[] for _ in cmds]
     for _ in range(repeat):
-        wall, cpu, rc, peak, out = _popen_wait4(cmd, **kw)
-        if rc not in ok:
-            sys.exit(f"{' '.join(map(str, cmd[:5]))} ... failed with status {rc}:\n{out.decode()[-2000:]}")
-        walls.append(wall)
-        cpus.append(cpu)
-        rss = max(rss, peak)
-    return statistics.median(walls), statistics.median(cpus), rss, out.decode("utf-8", "replace")
+        for cmd, taken in zip(cmds, runs):
+            wall, cpu, rc, peak, out = _popen_wait4(cmd, **kw)
+            if rc not in ok:
+                sys.exit(f"{' '.join(map(str, cmd[:5]))} ... failed with status {rc}:\n{out.decode()[-2000:]}")
+            taken.append((wall, cpu, peak, out))
+    return [(statistics.median(r[0] for r in taken), statistics.median(r[1] for r in taken),
+             max(r[2] for r in taken), taken[-1][3].decode("utf-8", "replace")) for taken in runs]
 
 
 PY = sys.executable
@@ -366,8 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((what, secs(wall), ratio, secs(cpu), cpu_ratio, f"{rss} MB", note))
         print(f"  {what}: {secs(wall)} wall, {secs(cpu)} CPU, {rss} MB", file=sys.stderr, flush=True)
 
-    add("floor", f"parse floor: libyaml compose of {n} files, one process", measure(floor_cmd(corpus), repeat=2), None)
-    measured = measure([*WFLINT, "check", str(corpus), "--format", "json"], repeat=2)
+    floor, measured = measure_together([floor_cmd(corpus), [*WFLINT, "check", str(corpus), "--format", "json"]], repeat=3)
+    add("floor", f"parse floor: libyaml compose of {n} files, one process", floor, None)
     add("check", f"wflint check, {n} files (default jobs, {os.cpu_count()} CPUs)", measured, "floor", findings_summary(measured[3], corpus))
     add("check-1", f"wflint check --jobs 1, {n} files", measure([*WFLINT, "check", str(corpus), "--format", "json", "--jobs", "1"]), "floor")
     if cj:
@@ -386,8 +394,9 @@ def main(argv: list[str] | None = None) -> int:
                      "bench/stages.py: best of its rounds, caches emptied"))
         print(f"  stages in one process: {stages.stdout.strip()}", file=sys.stderr, flush=True)
 
-    add("interp", "interpreter floor: python -c 'import yaml'", measure([PY, "-c", "import yaml"], repeat=repeat * 2), None)
-    add("one", f"wflint check, one file ({one.stat().st_size // 1024} KB)", measure([*WFLINT, "check", str(one)], repeat=repeat * 2), "interp")
+    interp, one_file = measure_together([[PY, "-c", "import yaml"], [*WFLINT, "check", str(one)]], repeat=repeat * 4)
+    add("interp", "interpreter floor: python -c 'import yaml'", interp, None)
+    add("one", f"wflint check, one file ({one.stat().st_size // 1024} KB)", one_file, "interp")
     add("version", "wflint --version", measure([*WFLINT, "--version"], repeat=repeat), "interp")
     add("rule", "wflint rule WF201", measure([*WFLINT, "rule", "WF201"], repeat=repeat), "interp")
     if cj:
