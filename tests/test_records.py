@@ -36,8 +36,7 @@ class Box(MutableRecord):
         assign(self, locals())
 
 
-class Node(MutableRecord):
-    __eq__, __hash__ = object.__eq__, object.__hash__  # compared by identity (eq=False)
+class Node(MutableRecord, eq=False):  # compared by identity
 
     def __init__(self, name: str, children: list[Any] = fresh(list)) -> None:
         assign(self, locals())

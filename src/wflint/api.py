@@ -356,8 +356,8 @@ def _check_parallel(work: list[tuple[Candidate, list[str]]], config: Config, job
 
 def _load_before_fork() -> None:
     """Import what every file's check needs, whatever the file holds, before the workers are
-    forked: the rule modules and the compiled validator, which the workers then share instead of
-    each importing them. The parent used to check the first file for this; that also compiled
+    forked: the rule modules and jsonschema-rs (``available`` imports it), which the workers then
+    share instead of each importing them. The parent used to check the first file for this; that also compiled
     the validators of that one file's shapes, and kept both workers waiting for it (55 ms of a
     1,000-file run). What only some files need (Jinja's parser, python-jsonschema for a refused
     object's errors) is imported by the workers that meet them."""

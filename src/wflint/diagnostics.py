@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .records import Record, assign, replace
+from .records import Record, assign, replace, store
 
-_store = object.__setattr__
 
 
 class Pos(Record, slots=True):
@@ -62,18 +61,18 @@ class Diagnostic(Record, slots=True, uncompared=("offset",)):
                  service: ServiceVerdict | None = None, offset: int = 0) -> None:
         # one per finding: the stores spelt out are faster than assign()'s loop (and than the
         # dataclass's __init__); tests/test_records.py holds them equal to the signature
-        _store(self, "path", path)
-        _store(self, "line", line)
-        _store(self, "column", column)
-        _store(self, "end_line", end_line)
-        _store(self, "end_column", end_column)
-        _store(self, "code", code)
-        _store(self, "name", name)
-        _store(self, "severity", severity)
-        _store(self, "message", message)
-        _store(self, "help", help)
-        _store(self, "service", service)
-        _store(self, "offset", offset)
+        store(self, "path", path)
+        store(self, "line", line)
+        store(self, "column", column)
+        store(self, "end_line", end_line)
+        store(self, "end_column", end_column)
+        store(self, "code", code)
+        store(self, "name", name)
+        store(self, "severity", severity)
+        store(self, "message", message)
+        store(self, "help", help)
+        store(self, "service", service)
+        store(self, "offset", offset)
 
     @property
     def sort_key(self) -> tuple:

@@ -20,7 +20,9 @@ own repr). Class keywords: ``slots=True`` makes the fields the ``__slots__`` (a 
 record pickles and copies through ``__getstate__``/``__setstate__``, as a dataclass's does);
 ``uncompared=("name",)`` leaves fields out of equality and hashing (``field(compare=False)``).
 A default of ``fresh(list)`` is made anew for each instance (``field(default_factory=list)``).
-A record compared by identity (``eq=False``) sets ``__eq__`` and ``__hash__`` to ``object``'s.
+``eq=False`` compares and hashes by identity (``object``'s ``__eq__`` and ``__hash__``). The
+classes made by the ten thousand spell their stores out with ``store`` (``object.__setattr__``,
+which a frozen record's own ``__setattr__`` refuses).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from _thread import get_ident
 from operator import attrgetter
 from typing import Any, Callable
 
-_store = object.__setattr__
+#: sets a field of a record, frozen or not (what ``assign`` and a spelt-out ``__init__`` call)
+store = object.__setattr__
 
 
 class _Fresh:
@@ -55,7 +58,7 @@ def assign(record: Any, values: dict[str, Any]) -> None:
         value = values[name]
         if value.__class__ is _Fresh:
             value = value.make()
-        _store(record, name, value)
+        store(record, name, value)
 
 
 def replace(record: Any, **changes: Any) -> Any:
@@ -85,8 +88,10 @@ class _RecordType(type):
     """Reads the fields from ``__init__`` and applies the class keywords (see the module)."""
 
     def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], *,
-                slots: bool = False, uncompared: tuple[str, ...] = ()) -> _RecordType:
+                slots: bool = False, uncompared: tuple[str, ...] = (), eq: bool = True) -> _RecordType:
         init = namespace.get("__init__")
+        if not eq:  # compared and hashed by identity, as a dataclass with eq=False
+            namespace["__eq__"], namespace["__hash__"] = object.__eq__, object.__hash__
         if init is None and slots:
             raise TypeError(f"{name}: slots=True makes the fields slots, and __init__ declares them")
         if init is not None:
@@ -114,7 +119,7 @@ def _field_values(self: Any) -> list[Any]:
 
 def _set_field_values(self: Any, state: list[Any]) -> None:
     for name, value in zip(self._FIELDS, state):
-        _store(self, name, value)
+        store(self, name, value)
 
 
 _REPR_RUNNING: set[tuple[int, int]] = set()

@@ -52,11 +52,9 @@ def object_in(obj: t.ObjectModel, version: str) -> t.ObjectModel:
     return replace(obj, fields=fields_in(obj.fields, version), since=None, until=None)
 
 
-class Release(Record):
-    """The request model of one service release."""
-
-    # one object per release (``release`` caches it): compared by identity, as eq=False had it
-    __eq__, __hash__ = object.__eq__, object.__hash__
+class Release(Record, eq=False):
+    """The request model of one service release (one object per release, ``release`` caches it:
+    compared by identity)."""
 
     def __init__(self, version: str, BLOCK_TYPES: dict[str, t.ObjectModel],  # noqa: N803 - the model's names
                  PARAMETER_TYPES: dict[str, t.ObjectModel], OBJECTS: dict[str, t.ObjectModel],

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from ..records import Record, assign
+from ..records import Record, assign, store
 from .graph_search import cycles, reached_count, strongly_connected
 
 if TYPE_CHECKING:  # the view is only named in annotations; the graph itself works on labels
@@ -39,7 +39,6 @@ DANGLING, NO_ROOT, DISCONNECTED, CYCLE, DUPLICATE = "dangling", "no_root", "disc
 STEP = {DUPLICATE: 0, DANGLING: 4, NO_ROOT: 5, DISCONNECTED: 5, CYCLE: 6}
 
 
-_store = object.__setattr__
 
 
 class ScopeBlock(Record, uncompared=("ref",)):
@@ -53,11 +52,11 @@ class ScopeBlock(Record, uncompared=("ref",)):
         # one per block and scope (48,000 over the benchmark corpus): the stores spelt out take
         # 0.86 us, assign()'s loop 1.47 us and the dataclass's __init__ 0.95 us; tests hold
         # them equal to the signature
-        _store(self, "label", label)
-        _store(self, "next", next)
-        _store(self, "conditional", conditional)
-        _store(self, "branches", branches)
-        _store(self, "ref", ref)
+        store(self, "label", label)
+        store(self, "next", next)
+        store(self, "conditional", conditional)
+        store(self, "branches", branches)
+        store(self, "ref", ref)
 
 
 class Edge(Record):
@@ -68,9 +67,9 @@ class Edge(Record):
 
     def __init__(self, source: str, target: str, via: tuple) -> None:
         # made by the ten thousand, as ScopeBlocks are: the stores spelt out
-        _store(self, "source", source)
-        _store(self, "target", target)
-        _store(self, "via", via)
+        store(self, "source", source)
+        store(self, "target", target)
+        store(self, "via", via)
 
 
 class Finding(Record):

@@ -27,8 +27,7 @@ Path = tuple[Any, ...]
 _INDEXED = 8
 
 
-class Param(MutableRecord):
-    __eq__, __hash__ = object.__eq__, object.__hash__  # one view per item: by identity (was eq=False)
+class Param(MutableRecord, eq=False):  # one view per item: compared by identity
 
     def __init__(self, index: int, path: Path, data: dict[str, Any]) -> None:
         # one per parameter (and Block's per block): plain stores, faster than assign()'s loop
@@ -52,8 +51,7 @@ class Param(MutableRecord):
 _NO_CHILDREN = fresh(list)  # a block's default children: a new list for each
 
 
-class Block(MutableRecord):
-    __eq__, __hash__ = object.__eq__, object.__hash__
+class Block(MutableRecord, eq=False):
 
     def __init__(self, path: Path, data: dict[str, Any],
                  #: the effective block type: the given ``block_type``, or the service's guess for a loop
@@ -94,10 +92,8 @@ class Block(MutableRecord):
         return self.data.get(key, default)
 
 
-class Workflow(MutableRecord):
+class Workflow(MutableRecord, eq=False):
     """One request (a definition file, or the definition inside an update body)."""
-
-    __eq__, __hash__ = object.__eq__, object.__hash__
 
     def __init__(
         self,
