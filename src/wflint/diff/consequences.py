@@ -140,7 +140,9 @@ class CaseChange:
 
     @property
     def outputs_changed(self) -> bool:
-        return self.old.outputs != self.new.outputs
+        """Both versions ran and gave other outputs (a refused run has none: its status says it)."""
+        ran = not self.old.status.startswith("refused") and not self.new.status.startswith("refused")
+        return ran and self.old.outputs != self.new.outputs
 
     @property
     def changed(self) -> bool:
@@ -161,6 +163,10 @@ def without_run_ids(value: Any) -> Any:
     """``value`` with the identifiers each run makes afresh (branch ids, run ids) masked: two
     runs of one case differ in them and in nothing else."""
     if isinstance(value, dict):
+        if "branch_taken" in value and "evaluations" in value:
+            # a conditional's output also spells out every branch it weighed (their
+            # expressions, indexes, targets): the branch it took is what a run's route shows
+            return {"branch_taken": value.get("branch_taken")}
         return {k: without_run_ids(v) for k, v in value.items()}
     if isinstance(value, list):
         return [without_run_ids(v) for v in value]
@@ -190,9 +196,11 @@ def renamed(outcome: Outcome, renames: dict[str, str]) -> Outcome:
     """An old version's outcome in the new version's labels: a block that was only renamed
     runs on the same path, and its output is the same output."""
     outputs = outcome.outputs
-    if isinstance(outputs, dict):
+    if isinstance(outputs, dict) and renames:
         suffix = "_output"
-        outputs = {(renames.get(k[: -len(suffix)], k[: -len(suffix)]) + suffix if k.endswith(suffix) else k): v
+        outputs = {(renames.get(k[: -len(suffix)], k[: -len(suffix)]) + suffix if k.endswith(suffix) else k):
+                   ({"branch_taken": renames.get(v["branch_taken"], v["branch_taken"])}
+                    if isinstance(v, dict) and set(v) == {"branch_taken"} and isinstance(v["branch_taken"], str) else v)
                    for k, v in outputs.items()}
     return Outcome([renames.get(x, x) for x in outcome.path], outcome.status, outputs, outcome.passed, outcome.error)
 

@@ -12,6 +12,7 @@ renames, so a rename alone adds and removes no edge.
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,12 +114,8 @@ def field_changes(old: Any, new: Any, prefix: str = "") -> list[FieldChange]:
             where = f"{prefix}.{key}" if prefix else str(key)
             out.extend(field_changes(old.get(key, ABSENT), new.get(key, ABSENT), where))
         return out
-    if (isinstance(old, list) and isinstance(new, list) and len(old) == len(new)
-            and all(isinstance(x, dict) for x in old + new)):
-        out = []
-        for i, (a, b) in enumerate(zip(old, new)):
-            out.extend(field_changes(a, b, f"{prefix}[{i}]"))
-        return out
+    if isinstance(old, list) and isinstance(new, list) and old and new and all(isinstance(x, dict) for x in old + new):
+        return _list_changes(old, new, prefix)
     if old is ABSENT and new is ABSENT:
         return []
     if _same(old, new):
@@ -126,14 +123,33 @@ def field_changes(old: Any, new: Any, prefix: str = "") -> list[FieldChange]:
     return [FieldChange(prefix, old, new)]
 
 
+def _list_changes(old: list[dict], new: list[dict], prefix: str) -> list[FieldChange]:
+    """Items of two lists of objects (branches, retry rules ...): those inserted or taken out
+    are named by their index, the ones in place compared field by field."""
+    if len(old) == len(new):
+        return [c for i, (a, b) in enumerate(zip(old, new)) for c in field_changes(a, b, f"{prefix}[{i}]")]
+    keys = [json.dumps(x, sort_keys=True, default=str) for x in old], [json.dumps(x, sort_keys=True, default=str) for x in new]
+    out: list[FieldChange] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, *keys, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        common = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        for k in range(common):
+            out += field_changes(old[i1 + k], new[j1 + k], f"{prefix}[{j1 + k}]")
+        out += [FieldChange(f"{prefix}[{i}] (removed)", old[i], ABSENT) for i in range(i1 + common, i2)]
+        out += [FieldChange(f"{prefix}[{j}] (added)", ABSENT, new[j]) for j in range(j1 + common, j2)]
+    return out
+
+
 def _same(a: Any, b: Any) -> bool:
     # 1 == True and 1.0 == 1 in Python; the service tells a boolean from an integer
     return a == b and type(a) is type(b) if not isinstance(a, (dict, list)) else a == b
 
 
-def block_fields(block: Block, rel: Any) -> dict[str, Any]:
+def block_fields(block: Block, rel: Any, renames: dict[str, str] | None = None) -> dict[str, Any]:
     """A block's fields as the service holds them, without what the diff compares elsewhere:
-    its label, its loop body and its routing (``next_block_label``, branch targets)."""
+    its label, its loop body and its ``next_block_label`` (a routing edge). Branch targets stay
+    (which branch leads where is the conditional's own field), read through ``renames``."""
     data = canonical_object(block.data, rel.BLOCK_TYPES.get(block.tag or ""), rel,
                             extra_fields=tuple(rel.COMMON_BLOCK_FIELDS),
                             skip=frozenset({"label", "loop_blocks", "next_block_label"}))
@@ -141,8 +157,10 @@ def block_fields(block: Block, rel: Any) -> dict[str, Any]:
         data["block_type"] = block.tag
     branches = data.get("branch_conditions")
     if isinstance(branches, list):
-        data["branch_conditions"] = [{k: v for k, v in b.items() if k != "next_block_label"} if isinstance(b, dict) else b
-                                     for b in branches]
+        names = renames or {}
+        data["branch_conditions"] = [
+            {k: (names.get(v, v) if k == "next_block_label" and isinstance(v, str) else v) for k, v in b.items()}
+            if isinstance(b, dict) else b for b in branches]
     return data
 
 
@@ -156,7 +174,7 @@ def similarity(a: dict[str, Any], b: dict[str, Any]) -> float:
         if x is not ABSENT and y is not ABSENT and _same(x, y):
             score += 1
         elif isinstance(x, str) and isinstance(y, str):
-            score += difflib.SequenceMatcher(None, x, y).ratio()
+            score += difflib.SequenceMatcher(None, x, y, autojunk=False).quick_ratio()  # linear: prompts can be long
     return score / len(keys)
 
 
@@ -248,7 +266,7 @@ def _blocks(old: Workflow, new: Workflow, out: Structure) -> None:
         if a.label != b.label:
             change.renamed_from = a.label
         change.moved = moved.get(id(b))
-        change.fields = field_changes(block_fields(a, old.release), block_fields(b, new.release))
+        change.fields = field_changes(block_fields(a, old.release, renames), block_fields(b, new.release))
         kept.append(change)
     out.blocks = kept + [BlockChange(_key(b, order[id(b)]), "added", b.tag) for b in added]
     out.blocks += [BlockChange(_key(b, i), "removed", b.tag) for i, b in enumerate(removed)]

@@ -11,6 +11,8 @@ _WORD = re.compile(r"\s+|[^\s]+")
 
 #: words of unchanged text kept either side of a change; more is elided
 CONTEXT = 6
+#: word pairs beyond which two texts are not aligned (a 4,000-word prompt against another)
+MAX_WORK = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -23,19 +25,23 @@ class Piece:
 
 
 def word_diff(old: str, new: str, context: int = CONTEXT) -> list[Piece]:
-    """The pieces that turn ``old`` into ``new``, whitespace runs kept with the words (a reflow
-    alone gives only "same" pieces: callers compare values, not text, before asking)."""
-    a, b = _words(old), _words(new)
-    matcher = difflib.SequenceMatcher(None, [w.strip() or " " for w in a], [w.strip() or " " for w in b], autojunk=False)
+    """The pieces that turn ``old`` into ``new``, word by word (whitespace is not compared: a
+    reflow alone gives only "same" pieces; callers compare values before asking)."""
+    a, b = old.split(), new.split()
+    if len(a) * len(b) > MAX_WORK:
+        # too long to align word by word in good time: the whole of each side
+        return _elide([Piece("removed", " ".join(a)), Piece("added", " ".join(b))], context)
+    # difflib's heuristic for popular items (autojunk) keeps long prompts of repeated words fast
+    matcher = difflib.SequenceMatcher(None, a, b)
     pieces: list[Piece] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            pieces.append(Piece("same", "".join(a[i1:i2])))
+            pieces.append(Piece("same", " ".join(a[i1:i2])))
             continue
         if i2 > i1:
-            pieces.append(Piece("removed", "".join(a[i1:i2])))
+            pieces.append(Piece("removed", " ".join(a[i1:i2])))
         if j2 > j1:
-            pieces.append(Piece("added", "".join(b[j1:j2])))
+            pieces.append(Piece("added", " ".join(b[j1:j2])))
     return _elide(pieces, context)
 
 
