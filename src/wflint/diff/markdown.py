@@ -20,7 +20,7 @@ from .words import Piece
 GITHUB_LIMIT = 65_536
 GITLAB_LIMIT = 1_000_000
 #: said when the comment is cut
-NOTE = ("\n---\n_{n} more line{s} of this diff not shown: the comment is kept under {limit:,} characters. "
+NOTE = ("\n\n---\n\n_{n} more line{s} of this diff not shown: the comment is kept under {limit:,} characters. "
         "Run `wflint diff` locally (or read the job's log) for the whole of it._\n")
 
 
@@ -39,11 +39,20 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+#: the longest word diff shown for one field (the rest is elided: the comment has room for more fields)
+FIELD_LIMIT = 3_000
+
+
 def _words(pieces: list[Piece]) -> str:
-    out = []
-    for p in pieces:
+    out: list[str] = []
+    used = 0
+    for i, p in enumerate(pieces):
         if not p.text.strip():
             continue
+        if used > FIELD_LIMIT:
+            out.append(f"_…{len(pieces) - i} more changes in this field…_")
+            break
+        used += len(p.text)
         if p.kind == "removed":
             out.append(f"~~{md_text(p.text)}~~")
         elif p.kind == "added":
@@ -96,8 +105,9 @@ def _details(d: FileDiff, release: str) -> list[str]:
                 facts.append(f"renamed from {md_code(b.renamed_from)}")
             if b.moved:
                 facts.append(f"moved {md_text(b.moved)}")
-            out.append(f"- ✏️ {md_code(b.label)}{kind}" + (": " + ", ".join(facts) if facts else ""))
-            out += [f"  - {field_item(f)}" for f in b.fields]
+            # a block and its fields are one piece: a cut comment never shows a block without them
+            out.append("\n".join([f"- ✏️ {md_code(b.label)}{kind}" + (": " + ", ".join(facts) if facts else ""),
+                                   *(f"  - {field_item(f)}" for f in b.fields)]))
         params = s.changed_params
         if params:
             out.append("**Parameters**")
@@ -107,9 +117,8 @@ def _details(d: FileDiff, release: str) -> list[str]:
             elif p.status == "removed":
                 out.append(f"- ➖ {md_code(p.key)} ({md_text(p.old_type or '?')}) removed")
             else:
-                out.append(f"- ✏️ {md_code(p.key)}" + (f": retyped {md_text(p.old_type or '?')} → {md_text(p.new_type or '?')}"
-                                                      if p.retyped else ""))
-                out += [f"  - {field_item(f)}" for f in p.fields]
+                retyped = f": retyped {md_text(p.old_type or '?')} → {md_text(p.new_type or '?')}" if p.retyped else ""
+                out.append("\n".join([f"- ✏️ {md_code(p.key)}{retyped}", *(f"  - {field_item(f)}" for f in p.fields)]))
         if s.edges_added or s.edges_removed:
             out.append("**Routing**")
             out += [f"- ➕ {md_text(show.edge(e))}" for e in s.edges_added]
