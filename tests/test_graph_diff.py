@@ -5,12 +5,15 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from test_graph_render import dot_read, dot_texts, mermaid_ok, mermaid_parser  # noqa: F401 - a fixture
 
 from wflint.cli import main
 from wflint.diff import from_files
 from wflint.graph import dot, mermaid
 from wflint.graph.changes import diff_pictures
+from wflint.graph.drawing import plain
 
 ROOT = Path(__file__).resolve().parent.parent
 DIFF = ROOT / "fixtures" / "diff"
@@ -88,3 +91,18 @@ def test_git_revisions(tmp_path):
 
     [p] = diff_pictures(from_git("HEAD", [], cwd=str(repo)))
     assert _node(p.drawing, "apac_path").change == "added"
+
+
+CHANGES = sorted(p.name for p in DIFF.glob("orders.*") if p.name != "orders.test.yaml")
+
+
+@pytest.mark.parametrize("name", CHANGES)
+def test_mermaid_and_graphviz_read_every_diff_picture(name, mermaid_parser):
+    drawing = picture(name)
+    result = mermaid_ok(mermaid_parser, mermaid.render(drawing))
+    for node in drawing.nodes.values():
+        assert result["vertices"][node.id] == "<br>".join(plain(line) for line in node.lines), name
+    graph = dot_read(dot.render(drawing))
+    shown = {o["name"]: dot_texts(o) for o in graph.get("objects", [])}
+    for node in drawing.nodes.values():
+        assert shown[node.id] == [plain(line) for line in node.lines]
