@@ -243,3 +243,46 @@ def test_git_errors_are_usage_errors(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = run("--git", "HEAD~1")
     assert r.exit_code == 2 and "git" in r.stderr and "Traceback" not in r.output
+
+
+# --------------------------------------------------------------------------- golden reports
+
+
+import diff_golden  # noqa: E402 - the golden files' maker, beside this file
+
+
+@pytest.mark.parametrize("fmt", sorted(diff_golden.FORMATS))
+@pytest.mark.parametrize("change", diff_golden.CHANGES)
+def test_golden_report(change, fmt):
+    expected = diff_golden.expected_path(change, fmt)
+    assert expected.exists(), f"missing {expected.name}: run python tests/diff_golden.py --update and read it"
+    assert diff_golden.render(change, fmt) == expected.read_text(encoding="utf-8")
+
+
+def test_markdown_escapes_what_a_label_could_start(tmp_path):
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    block = {"block_type": "code", "label": "a", "code": "x = 1"}
+    old.write_text(json.dumps({"title": "t", "workflow_definition": {"parameters": [], "blocks": [block]}}))
+    evil = {**block, "code": "x = '| @team <img src=x> ``` **'"}
+    new.write_text(json.dumps({"title": "t", "workflow_definition": {"parameters": [], "blocks": [evil]}}))
+    md = render(diff_files(str(old), str(new)), "markdown", "1.0.56")
+    # a code span fenced longer than the text's own run of backticks: no mention, no HTML
+    assert "`" * 4 + '"x = \'| @team <img src=x> ``` **\'"' + "`" * 4 in md
+    assert md.count("@team") == 1
+    assert md.count("<details") == md.count("</details>") == 1
+
+
+def test_three_dots_compare_from_the_merge_base(tmp_path):
+    repo = tmp_path
+    (repo / "orders.yaml").write_text(BASE.read_text())
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "one")
+    _git(repo, "checkout", "-qb", "feature")
+    (repo / "orders.yaml").write_text((DIFF / "orders.branch.yaml").read_text())
+    _git(repo, "commit", "-qam", "branch")
+    _git(repo, "checkout", "-q", "main")
+    (repo / "orders.yaml").write_text((DIFF / "orders.prompt.yaml").read_text())
+    _git(repo, "commit", "-qam", "prompt on main")
+    [d] = diff_git("main...feature", [], cwd=str(repo))
+    assert [b.label for b in d.structure.changed_blocks] == ["choose", "apac_path"]  # not the prompt of main

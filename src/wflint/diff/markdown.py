@@ -32,7 +32,7 @@ def md_text(text: str) -> str:
 
 def md_code(text: str) -> str:
     """A one-line code span, fenced with more backticks than the text holds in a row."""
-    text = " ".join(printable(text).split()).replace("|", "\\|")
+    text = " ".join(printable(text).split())
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
