@@ -286,3 +286,20 @@ def test_three_dots_compare_from_the_merge_base(tmp_path):
     _git(repo, "commit", "-qam", "prompt on main")
     [d] = diff_git("main...feature", [], cwd=str(repo))
     assert [b.label for b in d.structure.changed_blocks] == ["choose", "apac_path"]  # not the prompt of main
+
+
+def test_finally_block_and_error_mappings_are_named(tmp_path):
+    base = (ROOT / "fixtures" / "simulate" / "finally_fails.yaml").read_text()
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(base)
+    changed = base.replace("  finally_block_label: fin\n", "  finally_block_label: main\n  error_code_mapping: {BROKE: the run broke}\n")
+    changed = changed.replace("      label: fin\n", "      label: fin\n      error_code_mapping: {CLEANUP: cleanup failed}\n")
+    new.write_text(changed)
+    [d] = diff_files(str(old), str(new), run_cases=False)
+    settings = {(f.path, str(f.old), str(f.new)) for f in d.structure.settings}
+    assert ("workflow_definition.finally_block_label", "fin", "main") in settings
+    assert ("workflow_definition.error_code_mapping", "(absent)", "{'BROKE': 'the run broke'}") in settings
+    [fin] = [b for b in d.structure.changed_blocks if b.label == "fin"]
+    assert [(f.path, f.new) for f in fin.fields] == [("error_code_mapping", {"CLEANUP": "cleanup failed"})]
+    # a route of one block either way (the finally block is taken out of it): no edge to add or remove
+    assert d.structure.edges_added == [] and d.structure.edges_removed == []
