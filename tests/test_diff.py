@@ -303,3 +303,15 @@ def test_finally_block_and_error_mappings_are_named(tmp_path):
     assert [(f.path, f.new) for f in fin.fields] == [("error_code_mapping", {"CLEANUP": "cleanup failed"})]
     # a route of one block either way (the finally block is taken out of it): no edge to add or remove
     assert d.structure.edges_added == [] and d.structure.edges_removed == []
+
+
+def test_a_parameter_whose_key_changed_is_a_rename_and_its_readers_are_named(tmp_path):
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    text = BASE.read_text()
+    old.write_text(text)
+    new.write_text(text.replace("key: region", "key: market"))
+    [d] = diff_files(str(old), str(new), run_cases=False)
+    [p] = d.structure.changed_params
+    assert (p.key, p.renamed_from, p.status, p.fields) == ("market", "region", "kept", [])
+    [x] = d.dangling
+    assert (x.where, x.name, x.why) == ("choose", "region", "parameter region was renamed to market")

@@ -75,7 +75,8 @@ def dangling(old: Workflow, new: Workflow, structure: Structure) -> list[Danglin
         gone[f"{label}_output"] = why
     for key in old.param_keys:
         if key not in new_keys and key not in new_labels and key not in new.output_keys:
-            gone.setdefault(key, f"parameter {key} was removed")
+            renamed = structure.param_renames.get(key)
+            gone.setdefault(key, f"parameter {key} was renamed to {renamed}" if renamed else f"parameter {key} was removed")
     if not gone:
         return []
     out: list[Dangling] = []

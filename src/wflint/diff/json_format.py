@@ -45,7 +45,7 @@ def file_object(d: FileDiff) -> dict[str, Any]:
         out["blocks"] = [{"label": b.label, "status": b.status, "block_type": b.block_type, "renamed_from": b.renamed_from,
                           "moved": b.moved, "fields": [_field(f) for f in b.fields]} for b in s.changed_blocks]
         out["parameters"] = [{"key": p.key, "status": p.status, "old_type": p.old_type, "new_type": p.new_type,
-                              "retyped": p.retyped, "fields": [_field(f) for f in p.fields]} for p in s.changed_params]
+                              "retyped": p.retyped, "renamed_from": p.renamed_from, "fields": [_field(f) for f in p.fields]} for p in s.changed_params]
         out["edges"] = ([{"change": "added", **_edge(e)} for e in s.edges_added]
                         + [{"change": "removed", **_edge(e)} for e in s.edges_removed])
         out["settings"] = [_field(f) for f in s.settings]

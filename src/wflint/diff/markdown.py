@@ -117,8 +117,10 @@ def _details(d: FileDiff, release: str) -> list[str]:
             elif p.status == "removed":
                 out.append(f"- ➖ {md_code(p.key)} ({md_text(p.old_type or '?')}) removed")
             else:
-                retyped = f": retyped {md_text(p.old_type or '?')} → {md_text(p.new_type or '?')}" if p.retyped else ""
-                out.append("\n".join([f"- ✏️ {md_code(p.key)}{retyped}", *(f"  - {field_item(f)}" for f in p.fields)]))
+                facts = ([f"renamed from {md_code(p.renamed_from)}"] if p.renamed_from else []) + (
+                    [f"retyped {md_text(p.old_type or '?')} → {md_text(p.new_type or '?')}"] if p.retyped else [])
+                head = f"- ✏️ {md_code(p.key)}" + (": " + ", ".join(facts) if facts else "")
+                out.append("\n".join([head, *(f"  - {field_item(f)}" for f in p.fields)]))
         if s.edges_added or s.edges_removed:
             out.append("**Routing**")
             out += [f"- ➕ {md_text(show.edge(e))}" for e in s.edges_added]

@@ -60,6 +60,8 @@ class ParamChange:
     old_type: str | None = None
     new_type: str | None = None
     fields: list[FieldChange] = field(default_factory=list)
+    #: the key in the old version, when the key changed (matched by content)
+    renamed_from: str | None = None
 
     @property
     def retyped(self) -> bool:
@@ -88,6 +90,8 @@ class Structure:
     settings: list[FieldChange] = field(default_factory=list)
     #: old label -> new label, for every block present in both versions
     renames: dict[str, str] = field(default_factory=dict)
+    #: old key -> new key, for the parameters whose key changed
+    param_renames: dict[str, str] = field(default_factory=dict)
 
     @property
     def changed_blocks(self) -> list[BlockChange]:
@@ -95,7 +99,7 @@ class Structure:
 
     @property
     def changed_params(self) -> list[ParamChange]:
-        return [p for p in self.params if p.status != "kept" or p.fields or p.retyped]
+        return [p for p in self.params if p.status != "kept" or p.fields or p.retyped or p.renamed_from]
 
     @property
     def empty(self) -> bool:
@@ -340,14 +344,33 @@ def _params(old: Workflow, new: Workflow, out: Structure) -> None:
 
     before = {p.key: p for p in old.params if p.key is not None}
     after = {p.key: p for p in new.params if p.key is not None}
+    # a key that changed: the parameters left over, of one kind, matched by their other fields
+    left_old = [k for k in before if k not in after]
+    left_new = [k for k in after if k not in before]
+    without_key = {("o", k): {f: v for f, v in fields(before[k], old.release).items() if f != "key"} for k in left_old}
+    without_key.update({("n", k): {f: v for f, v in fields(after[k], new.release).items() if f != "key"} for k in left_new})
+    scored = sorted(((similarity(without_key[("o", a)], without_key[("n", b)]), i, j)
+                     for i, a in enumerate(left_old) for j, b in enumerate(left_new)
+                     if kind(before[a]) == kind(after[b])), key=lambda x: (-x[0], x[1], x[2]))
+    renamed: dict[str, str] = {}
+    for score, i, j in scored:
+        a, b = left_old[i], left_new[j]
+        if score >= RENAME_THRESHOLD and a not in renamed and b not in renamed.values():
+            renamed[a] = b
+    twin = {b: a for a, b in renamed.items()}
     for key, p in after.items():
-        if key in before:
-            q = before[key]
-            out.params.append(ParamChange(key, "kept", kind(q), kind(p),
-                                          field_changes(fields(q, old.release), fields(p, new.release))))
-        else:
+        was = key if key in before else twin.get(key)
+        if was is None:
             out.params.append(ParamChange(key, "added", None, kind(p)))
-    out.params += [ParamChange(k, "removed", kind(p), None) for k, p in before.items() if k not in after]
+            continue
+        q = before[was]
+        a, b = fields(q, old.release), fields(p, new.release)
+        a.pop("key", None)
+        b.pop("key", None)
+        out.params.append(ParamChange(key, "kept", kind(q), kind(p), field_changes(a, b),
+                                      renamed_from=was if was != key else None))
+    out.params += [ParamChange(k, "removed", kind(p), None) for k, p in before.items() if k not in after and k not in renamed]
+    out.param_renames = renamed
 
 
 def _settings(old: Workflow, new: Workflow, out: Structure) -> None:

@@ -71,7 +71,9 @@ def file_lines(d: FileDiff, release: str) -> list[str]:
             elif p.status == "removed":
                 out.append(f"    - {p.key} ({p.old_type}) removed")
             else:
-                out.append(f"    ~ {p.key}" + (f": retyped {p.old_type} → {p.new_type}" if p.retyped else ""))
+                facts = ([f"renamed from {p.renamed_from}"] if p.renamed_from else []) + (
+                    [f"retyped {p.old_type} → {p.new_type}"] if p.retyped else [])
+                out.append(f"    ~ {p.key}" + (": " + ", ".join(facts) if facts else ""))
                 out += [f"        {field_line(f)}" for f in p.fields]
         if s.edges_added or s.edges_removed:
             out.append("  Routing")
