@@ -315,3 +315,17 @@ def test_a_parameter_whose_key_changed_is_a_rename_and_its_readers_are_named(tmp
     assert (p.key, p.renamed_from, p.status, p.fields) == ("market", "region", "kept", [])
     [x] = d.dangling
     assert (x.where, x.name, x.why) == ("choose", "region", "parameter region was renamed to market")
+
+
+def test_a_renamed_block_keeps_the_findings_that_name_it(tmp_path):
+    from wflint.api import check_file
+
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    # a warning whose message names the block: an unknown field on it
+    text = BASE.read_text().replace("      label: us_path\n", "      label: us_path\n      colour: red\n")
+    old.write_text(text)
+    new.write_text(text.replace("us_path", "america"))
+    assert any("'us_path'" in x.message for x in check_file(old))
+    [d] = diff_files(str(old), str(new), run_cases=False)
+    assert [b.renamed_from for b in d.structure.changed_blocks] == ["us_path"]
+    assert d.introduced == [] and d.fixed == []

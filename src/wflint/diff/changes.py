@@ -105,6 +105,9 @@ def diff_pair(pair: Pair, config: Config | None = None, *, run_cases: bool = Tru
         new_text = new_wf.source.text if new_wf.source is not None else pair.new.data.decode("utf-8", "replace")
         if old_text != new_text:
             out.formatting = formatting.kinds(old_text, new_text, old_wf.root, new_wf.root, old_wf.request, new_wf.request)
+        names = {a: b for a, b in {**out.structure.renames, **out.structure.param_renames}.items() if a != b}
+        if names:
+            out.introduced, out.fixed = findings_delta(old_i.diagnostics, new_i.diagnostics, names)
         if not out.structure.empty:
             out.status = CHANGED
             # with real changes, values that differ are those changes, not another spelling

@@ -23,24 +23,31 @@ from .structure import Structure
 # --------------------------------------------------------------------------- findings
 
 
-def _finding_key(d: Diagnostic) -> tuple[str, str]:
-    return d.code, d.message
+def _finding_key(d: Diagnostic, names: dict[str, str] | None = None) -> tuple[str, str]:
+    message = d.message
+    for was, now in (names or {}).items():
+        message = message.replace(f"'{was}'", f"'{now}'")  # messages quote the labels they name
+    return d.code, message
 
 
-def findings_delta(old: list[Diagnostic], new: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+def findings_delta(old: list[Diagnostic], new: list[Diagnostic],
+                   names: dict[str, str] | None = None) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(introduced, fixed): findings compared by rule and message, not position (a block that
-    moved keeps its findings)."""
-    before = Counter(_finding_key(d) for d in old)
+    moved keeps its findings), the old messages read through ``names`` (renamed labels and
+    parameter keys, old -> new)."""
+    before = Counter(_finding_key(d, names) for d in old)
     after = Counter(_finding_key(d) for d in new)
     introduced, fixed = [], []
     seen: Counter = Counter()
     for d in new:
-        seen[("n",) + _finding_key(d)] += 1
-        if seen[("n",) + _finding_key(d)] > before[_finding_key(d)]:
+        key = _finding_key(d)
+        seen[("n",) + key] += 1
+        if seen[("n",) + key] > before[key]:
             introduced.append(d)
     for d in old:
-        seen[("o",) + _finding_key(d)] += 1
-        if seen[("o",) + _finding_key(d)] > after[_finding_key(d)]:
+        key = _finding_key(d, names)
+        seen[("o",) + key] += 1
+        if seen[("o",) + key] > after[key]:
             fixed.append(d)
     return introduced, fixed
 
