@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..config import Config
+from ..project.config import Config
 from .changes import ADDED, CHANGED, FORMATTING, REMOVED, UNCHANGED, UNREADABLE, FileDiff, diff_pair, is_workflow
 from .versions import Pair, Version, VersionError, from_files, from_git
 

@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from ..api import Inspection, inspect_bytes
-from ..config import Config
-from ..diagnostics import Diagnostic
+from ..project.config import Config
+from ..core.diagnostics import Diagnostic
 from ..simulate.loading import LoadedWorkflow, LoadError
 from ..simulate.suite import test_cases
 from ..workflow.view import Workflow

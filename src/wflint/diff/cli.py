@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from ..core.exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 
 @click.command()
@@ -21,8 +21,8 @@ from ..exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the diff to this file instead of standard output.")
 def diff(paths, revisions, fmt, max_chars, target_version, exit_code, no_cases, output_file) -> None:
     """Show what changed between two versions of a workflow: OLD NEW, or --git REV[..REV] [PATHS]."""
-    from ..config import ConfigError, discover
-    from ..records import replace
+    from ..project.config import ConfigError, discover
+    from ..core.records import replace
     from ..report.console import write_all
     from . import VersionError, diff_files, diff_git, render
 

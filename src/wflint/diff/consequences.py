@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checks.template_sites import reads
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from ..simulate.expect import judge
 from ..simulate.loading import LoadedWorkflow
 from ..simulate.runs import run_case

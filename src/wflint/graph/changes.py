@@ -8,7 +8,7 @@ new routing, so one picture shows both what is there now and what went.
 from __future__ import annotations
 
 from ..api import inspect_bytes
-from ..config import Config
+from ..project.config import Config
 from ..diff import FileDiff, Pair
 from ..diff.changes import diff_pair
 from ..diff.show import edge as edge_words

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from ..core.exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 
 def _diff_pictures(paths, revisions, config, parameters):
@@ -35,8 +35,8 @@ def _diff_pictures(paths, revisions, config, parameters):
 @click.option("--git", "revisions", default=None, metavar="REV[..REV]", help="With --diff: draw every workflow changed between two git revisions (REV alone: against the working tree); PATHS limit them.")
 def graph(paths, fmt, out, parameters, show_coverage, show_diff, revisions) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
-    from ..config import ConfigError, discover
     from ..diff import VersionError
+    from ..project.config import ConfigError, discover
     from ..report.console import write_all
     from . import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
 
