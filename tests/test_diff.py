@@ -329,3 +329,17 @@ def test_a_renamed_block_keeps_the_findings_that_name_it(tmp_path):
     [d] = diff_files(str(old), str(new), run_cases=False)
     assert [b.renamed_from for b in d.structure.changed_blocks] == ["us_path"]
     assert d.introduced == [] and d.fixed == []
+
+
+def test_a_path_outside_the_repository_is_a_usage_error(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "orders.yaml").write_text(BASE.read_text())
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "one")
+    from wflint.diff import VersionError
+
+    with pytest.raises(VersionError, match="outside the git repository"):
+        diff_git("HEAD", [str(tmp_path)], cwd=str(repo))
+    assert diff_git("HEAD", ["orders.yaml"], cwd=str(repo)) == []  # a relative path, from cwd

@@ -109,8 +109,13 @@ def from_git(spec: str, paths: list[str], cwd: str = ".") -> list[Pair]:
     if "..." in old_rev:
         a, b = old_rev.split("...", 1)
         old_rev = _git(["merge-base", a, b], top).decode().strip()
-    rel_paths = [str(Path(p).resolve().relative_to(Path(top).resolve())) if Path(p).exists() or Path(p).is_absolute()
-                 else p for p in paths]
+    rel_paths = []
+    for p in paths:
+        where = Path(cwd, p) if not Path(p).is_absolute() else Path(p)
+        try:
+            rel_paths.append(where.resolve().relative_to(Path(top).resolve()).as_posix() or ".")
+        except ValueError:
+            raise VersionError(f"{p}: outside the git repository at {top}") from None
     args = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", old_rev] + ([new_rev] if new_rev else [])
     listing = _git(args + ["--", *rel_paths] if rel_paths else args, top).split(b"\0")
 
