@@ -34,6 +34,7 @@ def one(name: str, *, run_cases: bool = True):
     ("orders.keyorder.yaml", "key order"),
     ("orders.quoted.yaml", "quoting"),
     ("orders.spelled.yaml", "spelling"),
+    ("orders.flow.yaml", "flow"),
 ])
 def test_formatting_alone_is_reported_as_formatting_and_nothing_more(name, kind):
     d = one(name)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-FORMAT, KEY_ORDER, QUOTING, REFLOW, SPELLING, LAYOUT = (
-    "format", "key order", "quoting", "reflow", "spelling", "layout")
+FORMAT, KEY_ORDER, QUOTING, FLOW, REFLOW, SPELLING, LAYOUT = (
+    "format", "key order", "quoting", "flow", "reflow", "spelling", "layout")
 
 #: how each kind is said
 WORDS = {
     FORMAT: "converted between YAML and JSON",
     KEY_ORDER: "keys reordered",
     QUOTING: "scalars quoted or styled differently",
+    FLOW: "mappings or lists written inline ({...}, [...]) instead of one item a line, or back",
     REFLOW: "text reflowed (same value)",
     SPELLING: "values written differently that the service reads alike (\"5\" for 5, a field set to its default)",
     LAYOUT: "whitespace, indentation or comments",
@@ -36,7 +37,7 @@ def kinds(old_text: str, new_text: str, old_root: Any, new_root: Any, old_data: 
     if swapped:
         found.add(FORMAT)
     if old_root is not None and new_root is not None:
-        _walk(old_root, new_root, found, swapped)
+        _walk(old_root, new_root, found, swapped, (old_text, new_text))
     if old_data != new_data:
         found.add(SPELLING)
     if old_text != new_text and not found:
@@ -44,9 +45,18 @@ def kinds(old_text: str, new_text: str, old_root: Any, new_root: Any, old_data: 
     return [k for k in WORDS if k in found]
 
 
-def _walk(a: Any, b: Any, found: set[str], swapped: bool) -> None:
+def _inline(node: Any, text: str) -> bool:
+    """Whether a mapping or list is written in flow style (it starts with its bracket)."""
+    at = node.start.offset
+    return text[at: at + 1] in ("{", "[")
+
+
+def _walk(a: Any, b: Any, found: set[str], swapped: bool, texts: tuple[str, str]) -> None:
     if a.kind != b.kind:
         return
+    if a.kind in ("map", "seq") and not swapped and (a.pairs or a.items) and (b.pairs or b.items) \
+            and _inline(a, texts[0]) != _inline(b, texts[1]):
+        found.add(FLOW)
     if a.kind == "map":
         keys_a = [k.value for k, _ in a.pairs]
         keys_b = [k.value for k, _ in b.pairs]
@@ -64,10 +74,10 @@ def _walk(a: Any, b: Any, found: set[str], swapped: bool) -> None:
             except TypeError:
                 twin = None
             if twin is not None:
-                _walk(v, twin, found, swapped)
+                _walk(v, twin, found, swapped, texts)
     elif a.kind == "seq":
         for x, y in zip(a.items, b.items):
-            _walk(x, y, found, swapped)
+            _walk(x, y, found, swapped, texts)
     elif a.value == b.value and type(a.value) is type(b.value):
         if swapped:
             return  # a YAML scalar and a JSON one always differ in style: the swap says it
