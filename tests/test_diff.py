@@ -344,3 +344,15 @@ def test_a_path_outside_the_repository_is_a_usage_error(tmp_path):
     with pytest.raises(VersionError, match="outside the git repository"):
         diff_git("HEAD", [str(tmp_path)], cwd=str(repo))
     assert diff_git("HEAD", ["orders.yaml"], cwd=str(repo)) == []  # a relative path, from cwd
+
+
+def test_a_literal_block_rewrapped_is_a_change_of_spacing_only(tmp_path):
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    text = BASE.read_text().replace("      prompt: >\n", "      prompt: |\n")
+    old.write_text(text)
+    new.write_text(text.replace("late,\n        in two", "late, in two"))
+    [d] = diff_files(str(old), str(new), run_cases=False)
+    [b] = d.structure.changed_blocks
+    assert [f.path for f in b.fields] == ["prompt"]  # a literal block keeps its line breaks: another string
+    assert "prompt: the same words, with other spacing or line breaks" in render([d], "text", "1.0.56")
+    assert "the same words" in render([d], "markdown", "1.0.56")

@@ -65,6 +65,8 @@ def _words(pieces: list[Piece]) -> str:
 
 
 def field_item(change: FieldChange) -> str:
+    if show.spacing_only(change):
+        return f"{md_code(change.path)}: {show.SPACING_ONLY}"
     pieces = show.as_words(change)
     if pieces is not None:
         return f"{md_code(change.path)}: {_words(pieces)}"

@@ -24,6 +24,15 @@ def value(v: Any, limit: int = VALUE_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: said of a text whose words are the same and whose spacing or line breaks are not (a literal
+#: block re-wrapped: the service holds another string, and the LLM reads other line breaks)
+SPACING_ONLY = "the same words, with other spacing or line breaks"
+
+
+def spacing_only(change: FieldChange) -> bool:
+    return isinstance(change.old, str) and isinstance(change.new, str) and change.old.split() == change.new.split()
+
+
 def as_words(change: FieldChange) -> list[Piece] | None:
     """A word diff when both sides are prose; None to show old and new side by side."""
     if isinstance(change.old, str) and isinstance(change.new, str) and (is_prose(change.old) or is_prose(change.new)):

@@ -25,6 +25,8 @@ def _words(pieces: list[Piece]) -> str:
 
 
 def field_line(change: FieldChange) -> str:
+    if show.spacing_only(change):
+        return f"{change.path}: {show.SPACING_ONLY}"
     pieces = show.as_words(change)
     if pieces is not None:
         return f"{change.path}: {_words(pieces)}"
