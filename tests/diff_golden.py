@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DIFF = ROOT / "fixtures" / "diff"
 GOLDEN = DIFF / "golden"
-CHANGES = ("branch", "removed_output", "reroute", "renamed", "prompt", "reflowed")
+CHANGES = ("branch", "removed_output", "reroute", "renamed", "prompt", "reflowed", "combined")
 FORMATS = {"text": ".txt", "markdown": ".md"}
 
 

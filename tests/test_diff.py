@@ -356,3 +356,16 @@ def test_a_literal_block_rewrapped_is_a_change_of_spacing_only(tmp_path):
     assert [f.path for f in b.fields] == ["prompt"]  # a literal block keeps its line breaks: another string
     assert "prompt: the same words, with other spacing or line breaks" in render([d], "text", "1.0.56")
     assert "the same words" in render([d], "markdown", "1.0.56")
+
+
+def test_the_issues_example_a_move_a_reflow_and_a_branch_in_one_change():
+    d = one("orders.combined.yaml")
+    s = d.structure
+    assert {(b.label, b.status, bool(b.moved), tuple(f.path for f in b.fields)) for b in s.changed_blocks} == {
+        ("choose", "kept", False, ("branch_conditions[1] (added)",)),
+        ("eu_path", "kept", True, ()),
+        ("apac_path", "added", False, ()),
+    }  # the reflowed prompt is no change of summarize
+    assert d.formatting == ["reflow"]
+    assert {(e.source, e.target) for e in s.edges_added} == {("choose", "apac_path"), ("apac_path", "summarize")}
+    assert s.edges_removed == [] and d.changed_cases == []

@@ -76,7 +76,7 @@ def _walk(a: Any, b: Any, found: set[str], swapped: bool, texts: tuple[str, str]
             if twin is not None:
                 _walk(v, twin, found, swapped, texts)
     elif a.kind == "seq":
-        for x, y in zip(a.items, b.items):
+        for x, y in _aligned(a.items, b.items):
             _walk(x, y, found, swapped, texts)
     elif a.value == b.value and type(a.value) is type(b.value):
         if swapped:
@@ -85,6 +85,29 @@ def _walk(a: Any, b: Any, found: set[str], swapped: bool, texts: tuple[str, str]
             found.add(QUOTING)
         elif a.raw != b.raw and isinstance(a.value, str):
             found.add(REFLOW)
+
+
+def _name(node: Any) -> Any:
+    """A list item's name: its ``label`` (a block) or ``key`` (a parameter), if it has one."""
+    if node.kind != "map":
+        return None
+    for k, v in node.pairs:
+        if k.value in ("label", "key") and v.kind == "scalar" and isinstance(v.value, str):
+            return (k.value, v.value)
+    return None
+
+
+def _aligned(old: list[Any], new: list[Any]) -> list[tuple[Any, Any]]:
+    """Items of two lists paired by name when they have one (blocks that moved, or around an
+    inserted one, are still compared with themselves), else by position."""
+    named = {}
+    for item in new:
+        name = _name(item)
+        if name is not None:
+            named.setdefault(name, item)
+    if not named:
+        return list(zip(old, new))
+    return [(item, named[_name(item)]) for item in old if _name(item) in named]
 
 
 def _sortable(keys: list[Any]) -> list[str]:
