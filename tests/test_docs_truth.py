@@ -43,7 +43,8 @@ def _code_spans(page: Path) -> list[tuple[int, str]]:
     text = page.read_text(encoding="utf-8")
     out, fenced = [], []
     for m in _FENCE.finditer(text):
-        out.append((text.count("\n", 0, m.start(1)) + 1, m.group(1)))
+        # a usage synopsis continues on indented lines that start with `[`: one command line
+        out.append((text.count("\n", 0, m.start(1)) + 1, re.sub(r"\n[ \t]+(?=\[)", " ", m.group(1))))
         fenced.append((m.start(), m.end()))
     for m in _INLINE.finditer(text):
         if not any(a <= m.start() < b for a, b in fenced):
@@ -86,12 +87,14 @@ def _problem(mention: Mention) -> str | None:
     if command is main:
         known |= {"--help", "-h"}
     for word in words:
-        if word in ("--", "...") or not word.startswith("-") or word == "-":
-            continue
-        option = word.split("=", 1)[0]
-        if option not in known and option not in ("--help", "-h"):
-            return f"`{command.name}` has no option `{option}`"
+        # `--format`, `--format=json`, and in a usage synopsis `[--diff]`, `[-o schemas]`, `--a|--b`
+        for option in _OPTION.findall(word):
+            if option not in known and option not in ("--help", "-h"):
+                return f"`{command.name}` has no option `{option}`"
     return None
+
+
+_OPTION = re.compile(r"(?:^|[\[(|])(--?[A-Za-z][\w-]*)")
 
 
 def test_pages_name_wflint_command_lines():
@@ -120,6 +123,9 @@ def test_the_check_catches_what_it_should():
     assert problem("wflint check --format=json --fail-level warning -") is None
     assert problem("wflint --version") is None
     assert problem("wflint <command>") is None
+    assert problem("wflint fix [PATHS]... [--diff] [--check]") is None
+    assert problem("wflint fix [PATHS]... [--dif]") == "`fix` has no option `--dif`"
+    assert problem("wflint schema [-o schemas] [-x]") == "`schema` has no option `-x`"
 
 
 # ============================================================================ endpoints of the mock
