@@ -60,7 +60,7 @@ def _target(version: str | None) -> str | None:
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=N",
               help="Raise or lower a limit on hostile requests (body-bytes, depth, alias-nodes, alias-chars, loop-depth, "
                    "string-chars, search-chars, request-seconds, request-threads, heavy-workers, header-seconds, body-seconds, "
-                   "connections; defaults in docs/mock.md). Repeatable.")
+                   "connections, queued-runs; defaults in docs/mock.md). Repeatable.")
 @click.option("--stubs", "stubs_dir", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of stub tables for runs (DIR/<workflow id or title>.json|yaml; see docs/mock-runs.md).")
 @click.option("--log-level", default="warning", show_default=True,
