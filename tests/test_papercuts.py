@@ -59,11 +59,11 @@ def test_the_counts_are_what_fix_then_removes(tmp_path):
 def test_no_fix_line_when_nothing_is_fixable_and_none_for_machines(tmp_path):
     shutil.copy(UNFIXABLE, tmp_path / UNFIXABLE.name)
     r = _check(str(tmp_path))
-    assert _last_lines(r, 1) == ["Found 1 problem (1 error)."] and "fixable" not in r.output
+    assert _last_lines(r, 1) == ["Found 1 problem (1 error)."] and "fixable with" not in r.output
     shutil.copy(DASH, tmp_path / DASH.name)
-    for fmt in ("json", "concise", "sarif", "github"):
-        assert "fixable" not in _check("--format", fmt, str(tmp_path)).output, fmt
-    assert "fixable" not in _check("--quiet", str(tmp_path)).output
+    for fmt in ("json", "sarif", "github"):
+        assert "fixable with" not in _check("--format", fmt, str(tmp_path)).output, fmt
+    assert "fixable with" not in _check("--quiet", str(tmp_path)).output
 
 
 def test_standard_input_is_counted_from_what_was_read():
@@ -72,12 +72,26 @@ def test_standard_input_is_counted_from_what_was_read():
     assert _last_lines(r, 1) == ["1 fixable with `wflint fix`."]
 
 
+def test_concise_names_the_fixable_count_after_its_verdict_on_stderr(tmp_path):
+    """`concise` (the pre-commit hook's format) has no summary line: the count follows the
+    verdict on standard error, which a failing hook shows."""
+    for f in (DASH, TYPO):
+        shutil.copy(f, tmp_path / f.name)
+    r = _check("--format", "concise", str(tmp_path))
+    assert "fixable with" not in r.stdout
+    assert r.stderr.splitlines()[-2:] == [
+        "wflint: 2 errors fail the run (fail-level: error).",
+        "wflint: 1 fixable with `wflint fix` (1 more with `wflint fix --unsafe-fixes`)."]
+
+
 # ----------------------------------------------------------------------------- passing with warnings
 
 def test_a_run_that_passes_with_warnings_says_so():
     r = _check("--format", "concise", str(WARNINGS_ONLY))
     assert r.exit_code == 0
-    assert r.stderr.strip() == "wflint: 5 warnings do not fail the run (fail-level: error)."
+    # the export's conversion also gives its SMTP parameters their references back: all five go
+    assert r.stderr.splitlines() == ["wflint: 5 warnings do not fail the run (fail-level: error).",
+                                     "wflint: 5 fixable with `wflint fix`."]
     failing = _check("--format", "concise", "--fail-level", "warning", str(WARNINGS_ONLY))
     assert failing.exit_code == 1 and "5 warnings fail the run (fail-level: warning)" in failing.stderr
 

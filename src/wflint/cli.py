@@ -219,9 +219,10 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             sys.exit(EXIT_OK)
     _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice,
           cfg.docs_url)
-    if diags and fmt == "full" and not (quiet or show_statistics):
+    hint = None
+    if diags and fmt in HUMAN_FORMATS and not (quiet or show_statistics):
         hint = _fixable_hint(diags, cfg, stdin_filename, lines)
-        if hint:  # after the summary line, on the same stream (as ruff's "[*] N fixable with the `--fix` option.")
+        if hint and fmt == "full":  # after the summary line, on the same stream (as ruff's "[*] N fixable with the `--fix` option.")
             click.echo(hint, err=output_file is not None)
     if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see docs/configuration.md)
         from .report.file_list import no_files_warning
@@ -234,6 +235,8 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         verdict = statistics.gate_summary(diags, cfg.fail_level) if failed else \
             statistics.passing_summary(diags, cfg.fail_level)
         click.echo(f"wflint: {verdict}", err=True)
+        if hint and fmt == "concise":  # `concise` has no summary: the hint follows the verdict (pre-commit's hook)
+            click.echo(f"wflint: {hint}", err=True)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
 
 
