@@ -15,9 +15,9 @@ from collections import Counter, defaultdict
 from typing import Callable, Sequence
 
 from ..api import check_text
-from ..config import Config
-from ..diagnostics import Diagnostic
-from ..records import MutableRecord, assign
+from ..project.config import Config
+from ..core.diagnostics import Diagnostic
+from ..core.records import MutableRecord, assign
 from ..report.grouping import group
 from .results import FixError, FixInternalError
 from .targeted import FIXABLE_CODES

@@ -20,8 +20,8 @@ import re
 from collections import Counter, defaultdict
 from typing import Sequence
 
-from ..diagnostics import SEVERITY_RANK, Diagnostic, finalize
-from ..records import replace
+from ..core.diagnostics import SEVERITY_RANK, Diagnostic, finalize
+from ..core.records import replace
 
 STORED_FORM = "WF012"
 OUTPUT_DECLARED = "WF208"
