@@ -385,7 +385,7 @@ class SourceLines:
         name, data = self._stdin
         if path != name or data is None:
             return None
-        from .document.source import decode
+        from ..document.source import decode
 
         source, _ = decode(data, path)
         return source.text if source is not None else None
