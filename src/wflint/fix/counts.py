@@ -20,11 +20,13 @@ from ..core.diagnostics import Diagnostic
 from ..core.records import MutableRecord, assign
 from ..report.grouping import group
 from .results import FixError, FixInternalError
-from .targeted import FIXABLE_CODES
+from .targeted import FIXABLE_CODES, INTENT_CODES
 from .wrap import CODE as WRAP_CODE
 
 #: the rules some fix answers (the wrapping of WF013 included)
 ANSWERED = FIXABLE_CODES | {WRAP_CODE}
+#: the rules only `--unsafe-fixes` answers
+UNSAFE_ONLY = frozenset(INTENT_CODES)
 
 
 class FixableCounts(MutableRecord):
@@ -58,13 +60,20 @@ def fixable_counts(diags: Sequence[Diagnostic], text_of: Callable[[str], "str | 
         if text is None:
             continue
         before = Counter(d.code for d in found)
+        # each fix runs only where a finding asks for it: the count costs a fix and a check of
+        # the files that have such findings, and no more
+        wants_safe = any(d.code in ANSWERED and d.code not in UNSAFE_ONLY for d in found)
+        wants_unsafe = any(d.code in UNSAFE_ONLY for d in found)
         try:
-            safe = fix_text(text, path)
-            unsafe = fix_text(text, path, unsafe=True)
+            safe = fix_text(text, path) if wants_safe else None
+            unsafe = fix_text(text, path, unsafe=True) if wants_unsafe else None
         except (FixError, FixInternalError):
             continue  # `wflint fix` would fix nothing here either
-        after_safe = _codes(safe.text, path, config) if safe.changed else before
-        after_unsafe = _codes(unsafe.text, path, config) if unsafe.text != safe.text else after_safe
+        after_safe = _codes(safe.text, path, config) if safe is not None and safe.changed else before
+        if unsafe is None or unsafe.text == (safe.text if safe is not None else text):
+            after_unsafe = after_safe
+        else:
+            after_unsafe = _codes(unsafe.text, path, config)
         counts.safe += _removed(before, after_safe)
         counts.unsafe += max(0, _removed(before, after_unsafe) - _removed(before, after_safe))
     return counts
