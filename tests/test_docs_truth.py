@@ -193,15 +193,10 @@ def mock():
     return make_client()
 
 
-def _route_paths(client) -> list[str]:
-    return [getattr(r, "path", "") for r in client.app.routes] if hasattr(client.app, "routes") else []
-
-
 def _served(client, path: str) -> bool:
     from starlette.routing import Match
 
-    routes = client.app.routes
-    for route in routes:
+    for route in client.app.routes:
         scope = {"type": "http", "path": path, "method": "GET", "root_path": "", "query_string": b"", "headers": []}
         match, _ = route.matches(scope)
         if match != Match.NONE:
