@@ -154,3 +154,10 @@ def test_fix_turns_the_export_into_a_request_and_the_group_counts_once():
     assert _last_lines(r, 1)[0].startswith("3 fixable with `wflint fix`")
     fixed = fix_text(EXPORT.read_text(), str(EXPORT)).text
     assert '"output_parameter_id"' not in fixed
+
+
+def test_the_commands_list_of_fixable_rules_is_the_fixers():
+    from wflint.cli import FIX_ANSWERS
+    from wflint.fix.counts import ANSWERED
+
+    assert FIX_ANSWERS == ANSWERED
