@@ -19,6 +19,7 @@ by path, with no site-packages.
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 
 #: ``BLOCKED_ATTRS``: attribute names refused anywhere in the code, whatever they are read on.
@@ -104,12 +105,22 @@ def refusal(code: str) -> str | None:
     engine (the block then fails with that SyntaxError). Nodes are visited in ``ast.walk`` order
     and the first refusal wins, so the detail is the one the engine raises.
     """
+    return inspect(code)[0]
+
+
+@functools.lru_cache(maxsize=512)  # a loop runs the same rendered code again and again
+def inspect(code: str) -> tuple[str | None, frozenset[str]]:
+    """:func:`refusal`, and every name the code mentions (as the parser normalises it): code
+    can reach a global only by naming it, so the worker builds only the shims it names."""
     tree = ast.parse(textwrap.dedent(code))
+    names = set()
     for node in ast.walk(tree):
         why = _node_refusal(node)
         if why is not None:
-            return why
-    return None
+            return why, frozenset()
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+    return None, frozenset(names)
 
 
 def _node_refusal(node: ast.AST) -> str | None:

@@ -20,6 +20,7 @@ import ast
 import asyncio
 import builtins
 import datetime
+import functools
 import html
 import importlib.util
 import json
@@ -186,12 +187,17 @@ def _datetime_shim() -> SimpleNamespace:
                            timezone=datetime.timezone, UTC=datetime.UTC)
 
 
-def module_shims() -> dict[str, SimpleNamespace]:
-    """Fresh module-shaped namespaces with the attributes ``policy.SHIMS`` names."""
-    modules = {"asyncio": asyncio, "re": re, "json": json, "html": html}
-    shims = {name: SimpleNamespace(**{attr: getattr(modules[name], attr) for attr in attrs})
-             for name, attrs in policy.SHIMS.items() if name in modules}
-    shims["datetime"] = _datetime_shim()
+_MODULES = {"asyncio": asyncio, "re": re, "json": json, "html": html}
+
+
+def module_shims(names: frozenset[str] | None = None) -> dict[str, SimpleNamespace]:
+    """Fresh module-shaped namespaces with the attributes ``policy.SHIMS`` names (those of
+    ``names`` only, when given: code reaches no global it does not name)."""
+    wanted = [name for name in policy.SHIMS if names is None or name in names]
+    shims = {name: SimpleNamespace(**{attr: getattr(_MODULES[name], attr) for attr in policy.SHIMS[name]})
+             for name in wanted if name in _MODULES}
+    if "datetime" in wanted:
+        shims["datetime"] = _datetime_shim()
     return shims
 
 
@@ -228,8 +234,10 @@ def _is_direct_raise(code: str, line: int | None) -> bool:
         isinstance(raises[0].exc.func, ast.Name) and raises[0].exc.func.id == "ErrorCode"
 
 
-def build_namespace(params: dict[str, Any], printed: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The globals the code runs in and the parameters that become wrapper arguments."""
+def build_namespace(params: dict[str, Any], printed: list[str],
+                    names: frozenset[str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The globals the code runs in and the parameters that become wrapper arguments (with the
+    module shims of ``names`` only, when given)."""
 
     def _print(*args: object, sep: str | None = " ", end: str | None = "\n", **_: object) -> None:
         sep = " " if sep is None else sep
@@ -239,7 +247,7 @@ def build_namespace(params: dict[str, Any], printed: list[str]) -> tuple[dict[st
     safe_vars: dict[str, Any] = {
         "__builtins__": {**safe_builtins(), "__build_class__": _build_class, "__name__": policy.CODE_MODULE_NAME,
                          "print": _print},
-        "print": _print, "sleep": asyncio.sleep, **module_shims(), "ErrorCode": _error_code_class(),
+        "print": _print, "sleep": asyncio.sleep, **module_shims(names), "ErrorCode": _error_code_class(),
         **{name: _platform_helper(name) for name in policy.PLATFORM_HELPERS},
         "page": _Permissive(),
     }
@@ -265,23 +273,19 @@ def run_one(request: dict, loop: asyncio.AbstractEventLoop, time_limit: float, *
     params = request.get("params") or {}
     printed: list[str] = []
     try:
-        why = policy.refusal(code)  # the engine checks first; checked again here, where it runs
+        why, names = policy.inspect(code)  # the engine checks first; checked again here, where it runs
     except SyntaxError as exc:
         return {"ok": False, "kind": "error", "type": "SyntaxError", "message": str(exc)}
-    if why is not None and checked:
-        return {"ok": False, "kind": "insecure", "message": why}
+    if why is not None:
+        if checked:
+            return {"ok": False, "kind": "insecure", "message": why}
+        names = None  # refused code run anyway (containment tests): every shim, as if names were read
     try:
-        safe_vars, defaults = build_namespace(params, printed)
-        args = ", ".join(f"{name}=__param_defaults[{name!r}]" for name in defaults)
-        body = textwrap.indent(textwrap.dedent(code), "    ")
-        source = (f"\nasync def wrapper({args}):\n{body}\n"
-                  "    return {key: value for key, value in __capture_locals().items() "
-                  "if key not in __param_defaults}\n")
+        safe_vars, defaults = build_namespace(params, printed, names)
         safe_vars["__capture_locals"] = builtins.locals
         safe_vars["__param_defaults"] = defaults
         namespace: dict = {}
-        exec(compile(source, policy.CODE_FILENAME, "exec"), safe_vars, namespace)  # noqa: S102 - why this process exists
-        confinement.limit_cpu(time_limit)
+        exec(_compiled(code, tuple(defaults)), safe_vars, namespace)  # noqa: S102 - why this process exists
         result = loop.run_until_complete(namespace["wrapper"]())
     except Exception as exc:  # noqa: BLE001 - the user's code may raise anything
         if type(exc).__name__ == "ErrorCode" and type(exc) is safe_vars.get("ErrorCode"):
@@ -300,6 +304,17 @@ def run_one(request: dict, loop: asyncio.AbstractEventLoop, time_limit: float, *
                                        "original_size_bytes": size, "limit_bytes": policy.OUTPUT_MAX_BYTES},
                 "printed": printed}
     return {"ok": True, "result_json": text, "printed": printed}
+
+
+@functools.lru_cache(maxsize=256)  # code objects are immutable: one per text and parameter list
+def _compiled(code: str, parameters: tuple[str, ...]) -> Any:
+    """``generate_async_user_function``'s wrapper around the code, compiled."""
+    args = ", ".join(f"{name}=__param_defaults[{name!r}]" for name in parameters)
+    body = textwrap.indent(textwrap.dedent(code), "    ")
+    source = (f"\nasync def wrapper({args}):\n{body}\n"
+              "    return {key: value for key, value in __capture_locals().items() "
+              "if key not in __param_defaults}\n")
+    return compile(source, policy.CODE_FILENAME, "exec")
 
 
 def _message(exc: BaseException) -> str:
