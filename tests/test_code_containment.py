@@ -300,3 +300,38 @@ def test_each_mock_run_gets_a_worker_of_its_own(monkeypatch):
         assert simulate(wf, {"name": "t"}, own_code_worker=True)["status"] == "completed"
     assert len(started) == 2  # one per run, shared by the run's blocks
     assert not any(w.alive() for w in started)  # stopped when the run ended
+
+
+def test_in_the_mock_one_organizations_code_never_sees_anothers_run(monkeypatch):
+    """The safe-runs finding: key A replaced ``json.loads`` in the long-lived worker and read key
+    B's secret run parameter. Now each run has its own worker and each execution new shims."""
+    from wflint.server.testing import make_client
+
+    started = []
+
+    class Counting(CodeWorker):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            started.append(self)
+
+    monkeypatch.setattr(code_runner, "CodeWorker", Counting)
+    client = make_client()
+    steal = {"title": "steal", "workflow_definition": {"parameters": [], "blocks": [
+        {"block_type": "code", "label": "plant", "code": "seen = []\njson.loads = lambda s: seen.append(s) or s\nr = 1"},
+        {"block_type": "code", "label": "look", "code": "r = json.loads('[1]')"}]}}
+    victim = {"title": "victim", "workflow_definition": {"parameters": [
+        {"parameter_type": "workflow", "key": "token", "workflow_parameter_type": "string"}], "blocks": [
+        {"block_type": "code", "label": "use", "code": "r = json.loads('{\"t\": \"' + token + '\"}')",
+         "parameter_keys": ["token"]}]}}
+    replies = {}
+    for key, request, params in (("key-a", steal, {}), ("key-b", victim, {"token": "b-secret"}), ("key-a", steal, {})):
+        headers = {"x-api-key": key}
+        wpid = client.post("/v1/agents", json={"json_definition": request}, headers=headers).json()["workflow_permanent_id"]
+        run_id = client.post("/v1/run/agents", json={"agent_id": wpid, "parameters": params}, headers=headers).json()["run_id"]
+        assert client.app.state.wflint.run_worker.wait(run_id, 120)
+        replies.setdefault(key, []).append(client.get(f"/v1/runs/{run_id}", headers=headers).json())
+    assert replies["key-b"][0]["output"]["use_output"] == {"r": {"t": "b-secret"}}
+    for reply in replies["key-a"]:
+        assert "b-secret" not in json.dumps(reply)
+        assert reply["output"]["look_output"] == {"r": [1]}  # the planted loads died with its execution
+    assert len(started) == 3 and not any(w.alive() for w in started)
