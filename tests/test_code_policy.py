@@ -35,7 +35,8 @@ def run(code: str, **params):
     wf = code_attacks.workflow("t", [("c", code)])
     if params:
         wf["workflow_definition"]["parameters"] = [
-            {"parameter_type": "workflow", "key": k, "workflow_parameter_type": "json"} for k in params]
+            {"parameter_type": "workflow", "key": k,
+             "workflow_parameter_type": "string" if isinstance(v, str) else "json"} for k, v in params.items()]
         wf["workflow_definition"]["blocks"][0]["parameter_keys"] = list(params)
     result = simulate(wf, {"name": "t", "parameters": params})
     row = result["trace"][0]
@@ -190,3 +191,13 @@ def test_simulate_no_network_escape_does_not_complete_with_sys_in_its_output(tmp
     text = json.dumps(out)
     assert "Insecure code detected." in text and '"completed"' not in text.replace('"status": "completed"', "")
     assert done.returncode in (0, 1)
+
+
+def test_parameters_shadow_as_the_engine_lets_them():
+    # ``generate_async_user_function``: a parameter named like a late safe global (html) shadows
+    # it through the wrapper's arguments; one named like an early one (json) does not
+    assert run("r = html", html="mine")[1] == {"r": "mine"}
+    assert run("r = json.dumps(1)", json="mine")[1] == {"r": "1"}
+    status, output, reason = run("r = 1", set_dialog_policy="x")
+    assert reason == ("Failed to execute code block. Reason: ValueError: 'set_dialog_policy' is a reserved "
+                      "CodeBlock builtin and cannot be used as a parameter name.")

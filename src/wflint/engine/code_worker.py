@@ -280,6 +280,7 @@ def run_one(request: dict, loop: asyncio.AbstractEventLoop, time_limit: float, *
         if checked:
             return {"ok": False, "kind": "insecure", "message": why}
         names = None  # refused code run anyway (containment tests): every shim, as if names were read
+    safe_vars: dict[str, Any] = {}
     try:
         safe_vars, defaults = build_namespace(params, printed, names)
         safe_vars["__capture_locals"] = builtins.locals
