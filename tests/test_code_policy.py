@@ -201,3 +201,13 @@ def test_parameters_shadow_as_the_engine_lets_them():
     status, output, reason = run("r = 1", set_dialog_policy="x")
     assert reason == ("Failed to execute code block. Reason: ValueError: 'set_dialog_policy' is a reserved "
                       "CodeBlock builtin and cannot be used as a parameter name.")
+
+
+def test_asyncio_sleep_returns_at_once_and_fails_as_asyncio_does():
+    import time
+
+    started = time.monotonic()
+    assert run("r = await asyncio.sleep(30, 'done')\nawait sleep(30)")[1] == {"r": "done"}
+    assert time.monotonic() - started < 10
+    assert run("await asyncio.sleep('x')")[2] == (
+        "Failed to execute code block. Reason: TypeError: '<=' not supported between instances of 'str' and 'int'")

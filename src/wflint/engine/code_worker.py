@@ -187,7 +187,17 @@ def _datetime_shim() -> SimpleNamespace:
                            timezone=datetime.timezone, UTC=datetime.UTC)
 
 
-_MODULES = {"asyncio": asyncio, "re": re, "json": json, "html": html}
+async def _sleep(delay: float, result: Any = None) -> Any:
+    """``asyncio.sleep`` without the wait: a simulation reports what a run does, not how long it
+    takes (as for ``wait`` blocks). A delay that is not a number fails as asyncio's does."""
+    if delay <= 0:
+        return result
+    return await asyncio.sleep(0, result)
+
+
+_sleep.__name__ = _sleep.__qualname__ = "sleep"
+_sleep.__module__ = "asyncio.tasks"
+_MODULES = {"asyncio": SimpleNamespace(sleep=_sleep), "re": re, "json": json, "html": html}
 
 
 def module_shims(names: frozenset[str] | None = None) -> dict[str, SimpleNamespace]:
@@ -247,7 +257,7 @@ def build_namespace(params: dict[str, Any], printed: list[str],
     safe_vars: dict[str, Any] = {
         "__builtins__": {**safe_builtins(), "__build_class__": _build_class, "__name__": policy.CODE_MODULE_NAME,
                          "print": _print},
-        "print": _print, "sleep": asyncio.sleep, **module_shims(names), "ErrorCode": _error_code_class(),
+        "print": _print, "sleep": _sleep, **module_shims(names), "ErrorCode": _error_code_class(),
         **{name: _platform_helper(name) for name in policy.PLATFORM_HELPERS},
         "page": _Permissive(),
     }
