@@ -55,7 +55,7 @@ def test_the_escape_used_here_really_holds_os(worker):
 def test_every_wall_holds_on_this_machine():
     with CodeRunner() as runner:
         held = runner.contained(network=False)
-    assert held["pdeathsig"] and held["netns"] and held["seccomp"] and held["landlock"] >= 1
+    assert held["pdeathsig"] and held["netns"] and held["seccomp"] and held["landlock"] >= 1 and held["scratch_tmpfs"]
     assert {"CPU", "AS", "FSIZE", "NOFILE"} <= set(held["rlimits"])
 
 
@@ -208,6 +208,9 @@ def test_resources_are_bounded(worker):
     assert call(w, "x = 'a' * (3 * 1024 * 1024 * 1024)")["type"] == "MemoryError"
     big = call(w, OS + "fd = os.open('big', os.O_WRONLY | os.O_CREAT)\ntry:\n    n = os.write(fd, b'x' * (32 * 1024 * 1024))\nexcept OSError as exc:\n    n = str(exc)")
     assert big["ok"] and big["result"]["n"] != 32 * 1024 * 1024
+    fill = call(w, OS + "n = 0\ntry:\n    for i in range(100):\n        fd = os.open(str(i), os.O_WRONLY | os.O_CREAT)\n"
+                       "        n += os.write(fd, b'x' * (8 * 1024 * 1024))\n        os.close(fd)\nexcept OSError as exc:\n    e = str(exc)")
+    assert fill["ok"] and fill["result"]["n"] <= 64 * 1024 * 1024 and "No space left" in fill["result"]["e"]
     files = call(w, OS + "fds = []\ntry:\n    while True:\n        fds.append(os.open('.', os.O_RDONLY))\nexcept OSError as exc:\n    e = str(exc)\nn = len(fds)")
     assert files["result"]["n"] < 64 and "Too many open files" in files["result"]["e"]
 
@@ -246,7 +249,7 @@ def _confine_alone(layer: str, code: str) -> dict:
     setup = {
         "seccomp": "held = c.lock({}, network=False)['seccomp']",
         "landlock": "held = c._landlock(os.getcwd(), [p for p in sys.path if os.path.isdir(p)], network=False)",
-        "netns": "held = c._leave_network()",
+        "netns": "import tempfile; held = c._namespaces(tempfile.mkdtemp(), network=False)[0]",
     }[layer]
     script = "\n".join([
         "import json, os, socket, sys",

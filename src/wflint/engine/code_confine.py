@@ -13,6 +13,8 @@ Linux:
 * no network unless asked: a new network namespace (``unshare(CLONE_NEWUSER|CLONE_NEWNET)``,
   unprivileged; ``CLONE_NEWNET`` alone as root where user namespaces are off), holding only a
   loopback interface that is down;
+* the scratch directory on a 64 MiB tmpfs in a mount namespace of the worker's own (so code
+  cannot fill the disk with many files each under the file-size limit);
 * Landlock (kernel 5.13+, unprivileged): the file system is read-only and limited to Python's
   standard library, read-write only in the scratch directory; TCP bind/connect denied without
   network (ABI 4+); no signals to processes outside the worker and no abstract Unix sockets
@@ -47,6 +49,8 @@ CPU_SECONDS = 3600
 ADDRESS_SPACE_BYTES = 2 * 1024 * 1024 * 1024
 FILE_SIZE_BYTES = 16 * 1024 * 1024
 OPEN_FILES = 64
+#: the scratch directory's size where it can be a tmpfs of its own
+SCRATCH_BYTES = 64 * 1024 * 1024
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
@@ -54,6 +58,8 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
 _CLONE_THREAD = 0x00010000
 
 _LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
@@ -88,7 +94,7 @@ def confine(*, scratch: str, network: bool, parent_pid: int, read_only: list[str
     which held: ``{"rlimits", "pdeathsig", "netns", "landlock", "seccomp"}``."""
     held: dict[str, object] = {"rlimits": _limit_resources()}
     held["pdeathsig"] = _die_with_parent(parent_pid)
-    held["netns"] = False if network else _leave_network()
+    held["netns"], held["scratch_tmpfs"] = _namespaces(scratch, network)
     held["landlock"] = _landlock(scratch, read_only, network) if sys.platform == "linux" else 0
     return held
 
@@ -147,14 +153,43 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def _leave_network() -> bool:
+def _namespaces(scratch: str, network: bool) -> tuple[bool, bool]:
+    """Leave the network (a namespace of its own) unless it is wanted, and put the scratch
+    directory on a small private tmpfs (a mount namespace of its own), so code can fill neither
+    the disk nor the machine's /tmp. Returns (network left, tmpfs mounted)."""
     libc = _libc() if sys.platform == "linux" else None
     if libc is None:
-        return False
-    for flags in (_CLONE_NEWUSER | _CLONE_NEWNET, _CLONE_NEWNET):
-        if libc.unshare(flags) == 0:
-            return True
-    return False
+        return False, False
+    net = 0 if network else _CLONE_NEWNET
+    uid, gid = os.getuid(), os.getgid()  # read before: inside a new user namespace they are unmapped
+    for flags in (_CLONE_NEWUSER | _CLONE_NEWNS | net, _CLONE_NEWNS | net, _CLONE_NEWUSER | net, net):
+        if flags and libc.unshare(flags) == 0:
+            break
+    else:
+        return False, False
+    if flags & _CLONE_NEWUSER:
+        _map_identity(uid, gid)
+    tmpfs = False
+    if flags & _CLONE_NEWNS:
+        # private first: a mount made as root must never propagate back to the machine's tree
+        libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+        if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0:
+            options = f"size={SCRATCH_BYTES},nr_inodes=4096,mode=0700".encode()
+            if libc.mount(b"wflint-scratch", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) == 0:
+                os.chdir(scratch)  # the working directory still named the directory under the mount
+                tmpfs = True
+    return bool(net), tmpfs
+
+
+def _map_identity(uid: int, gid: int) -> None:
+    """Be ``uid``/``gid`` inside the new user namespace too (files the worker makes on its tmpfs
+    need an owner the namespace can name)."""
+    for name, text in (("uid_map", f"0 {uid} 1"), ("setgroups", "deny"), ("gid_map", f"0 {gid} 1")):
+        try:
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+        except OSError:
+            pass
 
 
 class _RulesetAttr(ctypes.Structure):
