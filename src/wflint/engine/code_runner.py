@@ -102,7 +102,7 @@ class CodeWorker:
         """The worker's answer to ``request``; raises :class:`WorkerGone` (the worker is then
         killed) when it overran ``time_limit``, died, or answered without the request's token."""
         token = secrets.token_hex(16)
-        line = json.dumps({**request, "id": token, "time_limit": time_limit}, default=str) + "\n"
+        line = json.dumps({**request, "id": token}, default=str) + "\n"
         try:
             _write_all(self._requests, line.encode("utf-8"))
             answer = json.loads(self._read_line(time.monotonic() + time_limit))

@@ -278,7 +278,7 @@ def build_namespace(params: dict[str, Any], printed: list[str],
     return safe_vars, defaults
 
 
-def run_one(request: dict, loop: asyncio.AbstractEventLoop, time_limit: float, *, checked: bool = True) -> dict:
+def run_one(request: dict, loop: asyncio.AbstractEventLoop, *, checked: bool = True) -> dict:
     code = request["code"]
     params = request.get("params") or {}
     printed: list[str] = []
@@ -356,7 +356,7 @@ def main(argv: list[str]) -> None:
             try:
                 request = json.loads(line)
                 token = request.get("id")
-                answer = run_one(request, loop, float(request.get("time_limit") or 10), checked=checked)
+                answer = run_one(request, loop, checked=checked)
             except Exception as exc:  # noqa: BLE001 - keep serving; report what broke
                 answer = {"ok": False, "kind": "error", "type": type(exc).__name__, "message": _message(exc)}
             answer["id"] = token
