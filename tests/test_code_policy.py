@@ -211,3 +211,10 @@ def test_asyncio_sleep_returns_at_once_and_fails_as_asyncio_does():
     assert time.monotonic() - started < 10
     assert run("await asyncio.sleep('x')")[2] == (
         "Failed to execute code block. Reason: TypeError: '<=' not supported between instances of 'str' and 'int'")
+
+
+def test_an_output_over_100_mb_is_stored_as_the_services_marker():
+    status, output, _ = run("r = 'x' * (101 * 1024 * 1024)")
+    assert status == "completed"
+    assert output == {"truncated": True, "reason": "exceeded_max_jsonb_value_size",
+                      "original_size_bytes": 101 * 1024 * 1024 + len('{"r": ""}'), "limit_bytes": 100 * 1024 * 1024}
