@@ -167,7 +167,9 @@ class _LoopState:
         swallow = (parent_next_loop_on_failure and self.natural and last is not None and last.status != "canceled"
                    and not last.synthetic and can_continue)
         if last is not None and last.status == "canceled":
-            return "canceled", "canceled"
+            block = self.last_block or {}
+            return "canceled", semantics.LOOP_CHILD_CANCELED.format(
+                label=block.get("label") or "", block_type=block.get("block_type") or "")
         if completed or swallow:
             return "completed", None
         reason = last.failure_reason if last is not None else "No block has been executed"

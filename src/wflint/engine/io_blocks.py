@@ -228,11 +228,13 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     """The task seam: the real block's retries and ``TaskOutput`` around the stubbed agent."""
     label = block["label"]
     namespace = rt.ctx.namespace(label)
+    fields = {name: block.get(name) for name in _TASK_FIELDS}
+    fields["url"] = parameterised_url(rt, block.get("url"))
     rendered: dict[str, str] = {}
     try:
         for name in _TASK_FIELDS:
-            if block.get(name):
-                rendered[name] = render(str(block[name]), namespace) or ""
+            if fields[name]:
+                rendered[name] = render(str(fields[name]), namespace) or ""
                 rt.note_input(name, rendered[name])
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
@@ -283,14 +285,31 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
                            errors=list(output["errors"]))
 
 
+def parameterised_url(rt: Runtime, url: Any) -> Any:
+    """A task's ``url`` that is a parameter's key (``url: website_url``, as the service's docs
+    write it) is that parameter's value, before any rendering; an empty value leaves the block
+    on the page that is open (``has_parameter(self.url)`` in ``BaseTaskBlock.execute``)."""
+    if isinstance(url, str) and url and url in rt.ctx.values:
+        return rt.ctx.values[url] or None
+    return url
+
+
+def stored_extracted_information(value: Any) -> Any:
+    """The task row keeps ``extracted_information`` as a list, an object or text: a number the
+    agent returned is stored (and later read) as its text (``TaskOutput``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
 def task_output(status: str, outcome: dict[str, Any]) -> dict[str, Any]:
     return {
         "task_id": "tsk_simulated", "status": status,
-        "extracted_information": outcome.get("extracted_information"),
+        "extracted_information": stored_extracted_information(outcome.get("extracted_information")),
         "failure_reason": outcome.get("failure_reason"), "errors": list(outcome.get("errors") or []),
         "failure_category": None, "downloaded_files": [], "downloaded_file_urls": None,
         "downloaded_file_artifact_ids": None, "task_screenshots": None, "workflow_screenshots": None,
-        "task_screenshot_artifact_ids": None, "workflow_screenshot_artifact_ids": None,
+        "task_screenshot_artifact_ids": [], "workflow_screenshot_artifact_ids": [],
     }
 
 

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..checks.service_checks import uses_v2_constructs
 from . import blocks as leaf
 from . import control, io_blocks, semantics
 from . import graph as graphs
@@ -121,7 +122,7 @@ class Simulation:
         blocks = [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]
         finally_label = self.definition.get("finally_block_label") or None
         main = graphs.strip_finally(blocks, finally_label)
-        if (self.definition.get("version") or 1) >= 2:
+        if stored_version(self.definition) >= 2:
             self._walk_graph(main)
         else:
             self._walk_list(main)
@@ -203,6 +204,17 @@ class Simulation:
         outcome = _terminal_outcome(block, result)
         if outcome is not None and not was_final:
             self._stop(*outcome)
+
+
+def stored_version(definition: dict[str, Any]) -> int:
+    """The version the service stores, which decides list order (1) or graph (2): a definition
+    without ``version`` that routes with ``next_block_label`` or a conditional is stored as 2
+    (an explicit 1 with such routing is refused at save time)."""
+    version = definition.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        return version
+    top = [(b.get("block_type"), b.get("next_block_label")) for b in definition.get("blocks") or [] if isinstance(b, dict)]
+    return 2 if uses_v2_constructs(top) else 1
 
 
 def _conditional_labels(blocks: list[Any]) -> set[str]:

@@ -245,9 +245,13 @@ INVALID_PARAMETER = "Invalid workflow parameter. Expected parameter type: {type}
 BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 
 #: Block types whose ``execute`` drives the browser agent (``BaseTaskBlock`` subclasses).
+#: ``goto_url`` is one (``UrlBlock``): it navigates, writes a task row and leaves its page open
+#: for the next browser block (observed on the real engine).
 TASK_BLOCK_TYPES = frozenset({
-    "task", "navigation", "extraction", "login", "action", "file_download", "validation",
+    "task", "navigation", "extraction", "login", "action", "file_download", "validation", "goto_url",
 })
+#: ``LoopBlockExecutedResult.get_failure_reason``: a loop whose last child was canceled.
+LOOP_CHILD_CANCELED = "Block({label}) with type {block_type} was canceled, canceling for loop"
 #: ``FAILURE_IS_CONTINUABLE = False``: a failure (or termination) of these blocks cannot be
 #: continued past, whatever ``continue_on_failure`` or ``next_loop_on_failure`` say.
 NOT_CONTINUABLE_BLOCK_TYPES = frozenset({"terminate"})
