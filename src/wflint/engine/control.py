@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import graph as graphs
-from . import prompt_branches, semantics
+from . import io_blocks, prompt_branches, semantics
 from .context import OutputParameter
 from .display import cap, render_for_display
 from .results import BlockResult, Runtime, failed
@@ -45,7 +45,8 @@ def _prompt_batch(rt: Runtime, label: str, criteria: list[dict[str, Any]]) -> tu
         expression = str(item.get("expression") or "")
         if "{{" in expression:
             try:
-                rendered.append(render(expression, rt.ctx.namespace(label)) or "")
+                text = render(expression, rt.ctx.namespace(label)) or ""
+                rendered.append(prompt_branches.empty_values_explicit(expression, text))
                 continue
             except TemplateFailure:
                 plain_text = True
@@ -267,16 +268,38 @@ def _reference_value(rt: Runtime, label: str, reference: str) -> Any:
         if value is not None:
             return value
     if "extracted_information." not in reference:
-        # The engine would now ask the browser's page for the values: no browser here.
-        raise ValueError("Loop input could not be resolved.")
+        # The engine now reads the text as a natural-language request: a synthetic extraction
+        # task (its label random, so no stub reaches it) asks the open page for the values and
+        # gets none; its task output becomes the loop row's output.
+        raise UnresolvedLoopInput(_synthetic_extraction(rt))
     value = json.loads(render(f"{{{{ {stripped} | tojson }}}}", namespace) or "null")
     return value
+
+
+class UnresolvedLoopInput(ValueError):
+    """``Loop input could not be resolved.``, with what the synthetic extraction left on the row."""
+
+    def __init__(self, row_output: Any) -> None:
+        super().__init__("Loop input could not be resolved.")
+        self.row_output = row_output
+
+
+def _synthetic_extraction(rt: Runtime) -> Any:
+    """``_create_initial_extraction_block`` run as a task: a task row, the page that is open
+    (none yet: the run's browser opens on a blank page and the task fails for want of a URL)."""
+    rt.tasks_created += 1
+    if rt.browser_open and rt.page_url not in ("about:blank", ""):
+        return io_blocks.task_output("completed", {})
+    rt.browser_open = True
+    return None
 
 
 def for_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
     label = loop["label"]
     try:
         values = loop_values(rt, loop)
+    except UnresolvedLoopInput as exc:
+        return failed(semantics.LOOP_VALUES_FAILED, exc.row_output)
     except Exception:  # noqa: BLE001 - the engine turns any of these into one reason
         return failed(semantics.LOOP_VALUES_FAILED)
     rt.note_input("loop_values", values)

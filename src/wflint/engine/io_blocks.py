@@ -227,6 +227,9 @@ _TASK_FIELDS = ("url", "navigation_goal", "data_extraction_goal", "complete_crit
 def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     """The task seam: the real block's retries and ``TaskOutput`` around the stubbed agent."""
     label = block["label"]
+    if block.get("block_type") == "validation" and rt.tasks_created == 0:
+        # ``ValidationBlock.execute``: checked before anything renders; no output is recorded
+        return BlockResult("terminated", None, semantics.VALIDATION_FIRST)
     namespace = rt.ctx.namespace(label)
     fields = {name: block.get(name) for name in _TASK_FIELDS}
     fields["url"] = parameterised_url(rt, block.get("url"))
@@ -248,12 +251,13 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
             rt.ctx.record_output(label, {"failure_reason": reason})
             return failed(reason, {"failure_reason": reason})
         rt.page_url = url
-    elif not rt.browser_open:
+    rt.tasks_created += 1  # the task row exists from here on, whatever the URL checks say next
+    if not url and not rt.browser_open:
         # ``MissingStarterUrl``: the run's first browser block has nowhere to go
         rt.browser_open = True
         rt.ctx.record_output(label, None)
         return failed(semantics.MISSING_STARTER_URL.format(label=label))
-    elif rt.page_url in ("about:blank", ""):
+    if not url and rt.page_url in ("about:blank", ""):
         # ``resolve_inherited_workflow_task_page``: the open page is still blank
         rt.ctx.record_output(label, None)
         return failed(f"No Valid URL found in the first task of workflow run {rt.ctx.runtime['workflow_run_id']}")

@@ -54,6 +54,7 @@ class Simulation:
         self.page_url = "about:blank"
         #: whether a browser exists yet (a code block or a task opened one)
         self.browser_open = False
+        self.tasks_created = 0
         self._row_stack: list[int] = []
         self._branch_ids: dict[str, list[str]] = {}
 

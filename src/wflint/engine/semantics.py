@@ -250,6 +250,8 @@ BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 TASK_BLOCK_TYPES = frozenset({
     "task", "navigation", "extraction", "login", "action", "file_download", "validation", "goto_url",
 })
+#: ``ValidationBlock.execute``: a validation block before any task row of the run terminates.
+VALIDATION_FIRST = "Validation block should not be the first block"
 #: ``LoopBlockExecutedResult.get_failure_reason``: a loop whose last child was canceled.
 LOOP_CHILD_CANCELED = "Block({label}) with type {block_type} was canceled, canceling for loop"
 #: ``FAILURE_IS_CONTINUABLE = False``: a failure (or termination) of these blocks cannot be
