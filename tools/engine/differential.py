@@ -38,6 +38,8 @@ import workflow_gen  # noqa: E402
 from engine_diff import DIMENSIONS, compare, normalise  # noqa: E402
 
 LOOPBACK = re.compile(r"http://127\.0\.0\.1:\d+")
+#: request keys that make the engine call a host of the seed's choosing
+OUTBOUND_KEYS = ("webhook_callback_url", "totp_verification_url")
 
 
 def _loopback_free(trace: Any) -> Any:
@@ -189,6 +191,10 @@ def service_seeds(git_dir: Path) -> list[tuple[Any, dict[str, Any]]]:
         except Exception:  # noqa: BLE001 - a seed that does not parse is not a runnable workflow
             continue
         if isinstance(parsed, dict) and isinstance(parsed.get("workflow_definition"), dict):
+            if any(parsed.get(k) for k in OUTBOUND_KEYS):
+                # loopback only: a webhook to the seed's host must not be sent
+                parsed = {k: v for k, v in parsed.items() if k not in OUTBOUND_KEYS}
+                sent = yaml.safe_dump(parsed, sort_keys=False, allow_unicode=True) if isinstance(sent, str) else parsed
             out.append((sent, parsed))
     return out
 

@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, SchemaError
-from jsonschema.validators import validator_for
 
 from . import semantics
 from .blocks import template_failure
@@ -87,7 +86,9 @@ def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: fl
             data = urllib.parse.urlencode(body).encode()
         else:
             data = str(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    # aiohttp sends header values as UTF-8 (http.client would refuse anything past latin-1)
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={k: str(v).encode("utf-8") for k, v in headers.items()})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) checked
             status, raw, response_headers = response.status, response.read(), dict(response.headers)
@@ -112,7 +113,7 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     namespace = rt.ctx.namespace(label)
     try:
         prompt = render(block.get("prompt") or "", namespace) or ""
-        schema = render_json_value(block.get("json_schema"), namespace) if block.get("json_schema") else None
+        schema = render_schema(block.get("json_schema"), namespace) if block.get("json_schema") else None
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
     for key in block.get("parameter_keys") or []:
@@ -147,11 +148,27 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     return BlockResult("completed", response)
 
 
+def render_schema(value: Any, namespace: dict[str, Any]) -> Any:
+    """``_render_schema_templates``: every string value of the schema rendered on its own (keys
+    are not); one that fails to render keeps its text. What it renders to can still make the
+    schema invalid, which fails the block before any LLM call."""
+    if isinstance(value, str):
+        try:
+            return render(value, namespace)
+        except TemplateFailure:
+            return value
+    if isinstance(value, dict):
+        return {k: render_schema(v, namespace) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render_schema(item, namespace) for item in value]
+    return value
+
+
 @lru_cache(maxsize=256)
 def _valid_schema(schema_text: str) -> bool:
-    schema = json.loads(schema_text)
+    """``validate_schema``: checked as a draft 2020-12 schema, whatever ``$schema`` says."""
     try:
-        validator_for(schema).check_schema(schema)
+        Draft202012Validator.check_schema(json.loads(schema_text))
     except SchemaError:
         return False
     return True
@@ -299,10 +316,10 @@ def parameterised_url(rt: Runtime, url: Any) -> Any:
 
 
 def stored_extracted_information(value: Any) -> Any:
-    """The task row keeps ``extracted_information`` as a list, an object or text: a number the
-    agent returned is stored (and later read) as its text (``TaskOutput``)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+    """The task row keeps ``extracted_information`` as a list, an object or text: a number or a
+    boolean the agent returned is stored (and later read) as its JSON text (``TaskOutput``)."""
+    if isinstance(value, (int, float)):
+        return json.dumps(value)  # as JSON writes it: 42 -> "42", True -> "true"
     return value
 
 

@@ -1,0 +1,100 @@
+"""Engine semantics that workflows written elsewhere meet (issue 30), each observed on the real
+1.0.56 engine: the cases of tools/engine/scenarios/written_elsewhere.yaml run through `wflint
+simulate` (a workflow file, as the command reads it) and must meet the same ``expect`` the
+engine meets (`pytest -m engine tests/test_engine_oracle.py` checks the engine side; the refusal
+bodies are checked against the engine below)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wflint.simulate.loading import load_workflow
+from wflint.simulate.runs import run_case
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools" / "engine"))
+
+import loopback  # noqa: E402
+import oracle  # noqa: E402
+
+SCENARIO = ROOT / "tools" / "engine" / "scenarios" / "written_elsewhere.yaml"
+CASES = oracle.scenario_cases(oracle.load_scenarios([SCENARIO]))
+EXPECT = {f"written_elsewhere/{c['name']}": c.get("expect") for c in oracle.load_scenarios([SCENARIO])["written_elsewhere"]["cases"]}
+
+V1_ROUTED = {"title": "v1 routed", "workflow_definition": {"version": 1, "parameters": [], "blocks": [
+    {"block_type": "code", "label": "a", "code": "x = 1", "next_block_label": "b"},
+    {"block_type": "code", "label": "b", "code": "x = 2"}]}}
+V1_ROUTED_MESSAGE = ("workflow_definition.version must be 2 or greater when using conditional blocks or "
+                     "explicit next_block_label routing.")
+
+
+def simulate_file(tmp_path: Path, workflow, case: dict, suffix: str = ".json") -> dict:
+    """What `wflint simulate --format json` answers for one case of a workflow file."""
+    path = tmp_path / f"workflow{suffix}"
+    path.write_text(json.dumps(workflow) if suffix == ".json" else yaml.safe_dump(workflow, allow_unicode=True),
+                    encoding="utf-8")
+    loaded = load_workflow(path)
+    refusal = loaded.refusal()
+    if refusal:
+        return {"name": case.get("name"), **refusal}
+    return run_case(loaded.request, case)[0]
+
+
+@pytest.fixture(scope="module")
+def echo_url():
+    return loopback.start()
+
+
+@pytest.mark.parametrize("engine_case", CASES, ids=[c["name"] for c in CASES])
+def test_simulate_meets_what_the_engine_was_seen_to_do(engine_case, echo_url, tmp_path):
+    workflow = loopback.substitute(engine_case["workflow"], echo_url)
+    trace = simulate_file(tmp_path, workflow, {"name": engine_case["name"], **engine_case["case"]})
+    assert EXPECT[engine_case["name"]], "a case that expects nothing checks nothing"
+    assert oracle.check_expectations(trace, EXPECT[engine_case["name"]]) == []
+
+
+def test_an_empty_value_in_a_prompt_criterion_reaches_the_llm_as_a_marker(tmp_path, echo_url):
+    case = next(c for c in CASES if c["name"].endswith("an_empty_value_in_a_prompt_criterion_is_marked"))
+    trace = simulate_file(tmp_path, case["workflow"], dict(case["case"]))
+    route = trace["trace"][0]["output"]
+    assert route["evaluations"][0]["rendered_expression"] == "is the page about (empty value)?"
+    assert "Condition: is the page about (empty value)?" in route["llm_prompt"]
+
+
+def test_a_refused_save_answers_in_the_services_words_for_a_json_file(tmp_path):
+    trace = simulate_file(tmp_path, V1_ROUTED, {"name": "any"})
+    assert trace["http_status"] == 422
+    assert trace["body"] == {"detail": [{
+        "type": "value_error", "loc": ["body", "json_definition", "workflow_definition"],
+        "msg": "Value error, " + V1_ROUTED_MESSAGE, "input": V1_ROUTED["workflow_definition"], "ctx": {"error": {}}}]}
+
+
+def test_a_refused_save_answers_in_the_services_words_for_a_yaml_file(tmp_path):
+    trace = simulate_file(tmp_path, V1_ROUTED, {"name": "any"}, suffix=".yaml")
+    assert trace == {"name": "any", "http_status": 422,
+                     "body": {"detail": "workflow_definition: Value error, " + V1_ROUTED_MESSAGE}}
+
+
+def test_every_case_of_a_refused_workflow_gets_the_refusal(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(V1_ROUTED))
+    loaded = load_workflow(path)
+    assert loaded.refusal() == loaded.refusal() and loaded.refusal()["http_status"] == 422
+
+
+@pytest.mark.engine
+def test_the_engine_refuses_the_save_with_the_same_bodies():
+    if not oracle.available():
+        pytest.skip(oracle.why_unavailable())
+    got = oracle.run_real([
+        {"name": "json", "workflow": V1_ROUTED, "case": {}},
+        {"name": "yaml", "workflow": yaml.safe_dump(V1_ROUTED), "case": {}}], stderr=sys.stderr)
+    assert got[0]["http_status"] == 422 and got[0]["body"]["detail"][0]["msg"] == "Value error, " + V1_ROUTED_MESSAGE
+    assert got[0]["body"]["detail"][0]["input"] == V1_ROUTED["workflow_definition"]
+    assert got[1] == {"name": "yaml", "http_status": 422,
+                      "body": {"detail": "workflow_definition: Value error, " + V1_ROUTED_MESSAGE}}
