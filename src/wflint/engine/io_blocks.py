@@ -248,6 +248,9 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         # ``ValidationBlock.execute``: checked before anything renders; no output is recorded
         return BlockResult("terminated", None, semantics.VALIDATION_FIRST)
     namespace = rt.ctx.namespace(label)
+    if block.get("block_type") == "validation":
+        # ``ValidationBlockYAML`` has neither ``url`` nor ``max_retries``: the save drops them
+        block = {k: v for k, v in block.items() if k not in ("url", "max_retries")}
     fields = {name: block.get(name) for name in _TASK_FIELDS}
     fields["url"] = parameterised_url(rt, block.get("url"))
     rendered: dict[str, str] = {}

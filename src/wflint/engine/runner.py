@@ -94,6 +94,8 @@ class Simulation:
             self.ctx.record_output(label, None)  # a failed iteration's stale output must not leak
         # a block row keeps no empty output ({} or []): it reads null, while the run's outputs keep it
         row_output = result.output if result.output not in ({}, [], "") else None
+        if isinstance(row_output, str):
+            row_output = {"value": row_output}  # ``build_block_result`` wraps text for the row
         row.update(status=result.status, output=public(row_output), failure_reason=result.failure_reason)
         self.errors.extend(result.errors)
         self._notify(row)
