@@ -209,6 +209,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--report", type=Path, default=Path("generated-agreement.json"))
     parser.add_argument("--engine-log", type=Path)
     parser.add_argument("--shrink", action="store_true")
+    parser.add_argument("--engine-only", metavar="START:END",
+                        help="only fill the engine cache for this slice of the cases (to share a big run "
+                             "between processes), then stop")
     parser.add_argument("--seeds-from-service", type=Path, metavar="GIT_DIR",
                         help="real definitions found in a clone of the service's repository "
                              "(tools/oracle/real_seeds.py) with generated stubs, not generated workflows")
@@ -225,6 +228,10 @@ def main(argv: list[str]) -> int:
     else:
         cases = workflow_gen.generate(args.seed, args.workflows, args.cases)
     log = args.engine_log.open("a") if args.engine_log else sys.stderr
+    if args.engine_only:
+        start, _, end = args.engine_only.partition(":")
+        run_engine(cases[int(start or 0):int(end) if end else None], args.engine_cache, args.batch, log)
+        return 0
     real = run_engine(cases, args.engine_cache, args.batch, log)
     sim = Simulator()
     report = score(cases, real, sim)
