@@ -43,11 +43,24 @@ class LoadedWorkflow:
     def _ask_service(self) -> dict[str, Any] | None:
         from ..server.pipeline import save_answer
 
-        answer = save_answer(self.body if self.body is not None else {"json_definition": self.request})
+        try:
+            answer = save_answer(self.body if self.body is not None else {"json_definition": self.request})
+        except Exception:  # noqa: BLE001 - the mock failing must not fail the simulation
+            return self._lint_refusal()
         if answer is None:
             return None
         status, body = answer
         return {"http_status": status, "body": body}
+
+    def _lint_refusal(self) -> dict[str, Any] | None:
+        """The first rejection in the service's order, as wflint's checks word it."""
+        verdicts = sorted((d.service for d in self.errors if d.service is not None),
+                          key=lambda v: tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in v.order))
+        if not verdicts:
+            return None
+        first = next((d for d in self.errors if d.service is verdicts[0]), None)
+        detail = verdicts[0].detail if verdicts[0].detail is not None else (first.message if first else None)
+        return {"http_status": verdicts[0].status, "body": {"detail": detail}}
 
 
 def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
