@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +37,20 @@ def _jinja_criterion(rt: Runtime, label: str, expression: str) -> bool:
 
 
 def _prompt_results(rt: Runtime, label: str, count: int) -> list[bool]:
-    return rt.stubs.prompt_results(label, count)
+    """``_evaluate_prompt_branch_conditions_batch``: the synthetic extraction is asked up to
+    twice for one result per criterion (an answer that covers fewer is malformed); the accepted
+    answer is recorded under a random ``prompt_branch_eval_…`` key, which later blocks' namespaces
+    (and a failed template's ``available_keys``) show."""
+    problem = ""
+    for _attempt in range(semantics.PROMPT_BRANCH_EVAL_ATTEMPTS):
+        results = rt.stubs.prompt_results(label, count)
+        given = len(rt.stubs.last_raw_results)
+        if given >= count:
+            key = "prompt_branch_eval_" + "".join(random.choices(string.ascii_letters + string.digits, k=5))
+            rt.ctx.values[key] = prompt_branches.stub_response(rt.stubs.last_raw_results[:count])
+            return results
+        problem = f"condition_index set {list(range(1, given + 1))} does not cover 1..{count}"
+    raise ValueError(f"Conditional branch evaluation failed: {problem}")
 
 
 def _prompt_batch(rt: Runtime, label: str, criteria: list[dict[str, Any]]) -> tuple[list[str], str]:
@@ -70,9 +85,9 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     batch_error, llm_prompt, llm_response = None, None, None
     if prompt_indexes:
         try:
-            rendered, llm_prompt = _prompt_batch(rt, label, [branch_list[i]["criteria"] for i in prompt_indexes])
+            rendered, sent = _prompt_batch(rt, label, [branch_list[i]["criteria"] for i in prompt_indexes])
             results = _prompt_results(rt, label, len(prompt_indexes))
-            llm_response = prompt_branches.stub_response(rt.stubs.last_raw_results)
+            llm_prompt, llm_response = sent, prompt_branches.stub_response(rt.stubs.last_raw_results)
             prompt_results = dict(zip(prompt_indexes, results, strict=False))
             prompt_rendered = dict(zip(prompt_indexes, rendered, strict=False))
         except Exception as exc:  # noqa: BLE001 - the engine records any evaluation error

@@ -326,9 +326,23 @@ def stored_extracted_information(value: Any) -> Any:
     return value
 
 
+class TaskStatus(str):
+    """A task output's ``status`` as the engine keeps it in memory: a ``TaskStatus`` string enum,
+    text everywhere but in a Python repr (``{{ task_output }}`` shows ``<TaskStatus.completed:
+    'completed'>``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<TaskStatus.{self}: '{self}'>"
+
+    def __deepcopy__(self, memo: Any) -> "TaskStatus":
+        return self
+
+
 def task_output(status: str, outcome: dict[str, Any]) -> dict[str, Any]:
     return {
-        "task_id": "tsk_simulated", "status": status,
+        "task_id": "tsk_simulated", "status": TaskStatus(status),
         "extracted_information": stored_extracted_information(outcome.get("extracted_information")),
         "failure_reason": outcome.get("failure_reason"), "errors": list(outcome.get("errors") or []),
         "failure_category": None, "downloaded_files": [], "downloaded_file_urls": None,

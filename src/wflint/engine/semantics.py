@@ -250,6 +250,8 @@ BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
 TASK_BLOCK_TYPES = frozenset({
     "task", "navigation", "extraction", "login", "action", "file_download", "validation", "goto_url",
 })
+#: ``MAX_PROMPT_BRANCH_EVAL_ATTEMPTS``: a malformed answer about natural-language criteria is asked again once.
+PROMPT_BRANCH_EVAL_ATTEMPTS = 2
 #: ``ValidationBlock.execute``: a validation block before any task row of the run terminates.
 VALIDATION_FIRST = "Validation block should not be the first block"
 #: ``LoopBlockExecutedResult.get_failure_reason``: a loop whose last child was canceled.
