@@ -41,7 +41,7 @@ class LoadedWorkflow:
         return self._refusal or None
 
     def _ask_service(self) -> dict[str, Any] | None:
-        from ..server.pipeline import save_answer
+        from ..server.answers import save_answer
 
         try:
             answer = save_answer(self.body if self.body is not None else {"json_definition": self.request})

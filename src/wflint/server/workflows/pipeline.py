@@ -239,24 +239,3 @@ def _persist(state: ServerState, organization_id: str, sub: Submission, wpid: st
     except sqlite3.IntegrityError:
         raise detail(409, f"Concurrent update detected for workflow {wpid}. Please retry.") from None
     return present(doc), created
-
-
-# --------------------------------------------------------------------------- one save, answered
-
-
-def save_answer(body: dict[str, Any]) -> tuple[int, Any] | None:
-    """How the service answers ``POST /v1/agents`` with ``body`` (``{"json_definition": …}`` or
-    ``{"yaml_definition": …}``) when it refuses it: (status, reply body), exactly as the mock
-    answers (the service's own words); ``None`` when it would save it. A throwaway in-memory
-    state, so nothing is kept; ``wflint simulate`` and ``wflint test`` use it for a workflow
-    that cannot be saved, whose every case is then this answer."""
-    from .auth import ApiKeys
-    from .state import ServerConfig, ServerState
-
-    organization = "o_100000000000000000"
-    state = ServerState(ServerConfig(keys=ApiKeys.from_specs((f"simulate={organization}",))))
-    try:
-        save_workflow(state, organization, body, create=True)
-    except Reply as reply:
-        return (reply.status, reply.body) if reply.status >= 400 else None
-    return None
