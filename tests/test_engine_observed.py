@@ -7,6 +7,7 @@ bodies are checked against the engine below)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -98,3 +99,54 @@ def test_the_engine_refuses_the_save_with_the_same_bodies():
     assert got[0]["body"]["detail"][0]["input"] == V1_ROUTED["workflow_definition"]
     assert got[1] == {"name": "yaml", "http_status": 422,
                       "body": {"detail": "workflow_definition: Value error, " + V1_ROUTED_MESSAGE}}
+
+
+# Refused before the run, or failed before any block: the service repository's own definitions
+# met these (the real-seed run); each answer is the engine's, checked by the engine test below.
+def _wf(parameters, blocks=({"block_type": "code", "label": "c", "code": "x = 1"},)):
+    return {"title": "credentials", "workflow_definition": {"parameters": list(parameters), "blocks": list(blocks)}}
+
+
+CRED = {"parameter_type": "workflow", "key": "login", "workflow_parameter_type": "credential_id"}
+BEFORE_THE_RUN = [
+    ("credential_id_value_not_text", _wf([CRED]), {"parameters": {"login": ["a"]}},
+     {"http_status": 400, "body": {"detail": "Invalid credential ID: <non-string value of type list>. "
+                                             "Failed to resolve to a valid credential."}}),
+    ("credential_id_unknown", _wf([CRED]), {"parameters": {"login": "cred_123"}},
+     {"http_status": 400, "body": {"detail": "Invalid credential ID: cred_123. Failed to resolve to a valid credential."}}),
+    ("credential_id_absent_is_allowed", _wf([CRED]), {}, {"status": "completed"}),
+    ("credential_pool_is_checked_whole",
+     _wf([{"parameter_type": "credential", "key": "pool", "credential_id": "cred_first",
+           "credential_ids": ["cred_first", "cred_second"]}]), {},
+     {"http_status": 400, "body": {"detail": "Invalid credential ID: cred_first, cred_second. "
+                                             "Failed to resolve to a valid credential."}}),
+    ("no_blocks_to_run", _wf([], []), {},
+     {"http_status": 400, "body": {"detail": "Workflow wpid_simulated has no blocks to run. "
+                                             "Add at least one block before running it."}}),
+    ("bitwarden_without_a_store",
+     _wf([{"parameter_type": "bitwarden_login_credential", "key": "creds",
+           "bitwarden_client_id_aws_secret_key": "a", "bitwarden_client_secret_aws_secret_key": "b",
+           "bitwarden_master_password_aws_secret_key": "c", "url_parameter_key": "site",
+           "bitwarden_collection_id": "col"},
+          {"parameter_type": "workflow", "key": "site", "workflow_parameter_type": "string", "default_value": "x"}]), {},
+     {"status": "failed", "path": [], "failure_reason": "Failed to initialize workflow run context. failure reason: "
+                                                         "Unexpected error: Bitwarden client ID not found"}),
+]
+
+
+@pytest.mark.parametrize("name, workflow, case, expect", BEFORE_THE_RUN, ids=[c[0] for c in BEFORE_THE_RUN])
+def test_what_the_engine_refuses_or_fails_before_any_block(tmp_path, name, workflow, case, expect):
+    trace = simulate_file(tmp_path, workflow, {"name": name, **case})
+    assert oracle.check_expectations(trace, expect) == []
+
+
+@pytest.mark.engine
+def test_the_engine_refuses_or_fails_those_runs_the_same_way():
+    if not oracle.available():
+        pytest.skip(oracle.why_unavailable())
+    got = oracle.run_real([{"name": n, "workflow": w, "case": c} for n, w, c, _ in BEFORE_THE_RUN], stderr=sys.stderr)
+    for (name, _, _, expect), trace in zip(BEFORE_THE_RUN, got, strict=True):
+        if "body" in expect:  # the engine names its own workflow: compare the id-free text
+            expect = {**expect, "body": {"detail": expect["body"]["detail"].replace("wpid_simulated", "")}}
+            trace = {**trace, "body": {"detail": re.sub(r"wpid_\d+", "", str((trace.get("body") or {}).get("detail")))}}
+        assert oracle.check_expectations(trace, expect) == [], name

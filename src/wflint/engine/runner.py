@@ -122,6 +122,11 @@ class Simulation:
         except RefusedRun as refused:
             return {"name": name, "http_status": 400, "body": {"detail": refused.detail}}
         self.ctx = RunContext(self.request, parameters)
+        unavailable = semantics.unavailable_secret_store(self.definition.get("parameters") or [])
+        if unavailable:
+            # ``initialize_workflow_run_context``: the run fails before any block (no finally)
+            return {"name": name, "status": "failed", "failure_reason": unavailable, "errors": [],
+                    "outputs": None, "trace": [], "llm_prompts": []}
         blocks = [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]
         finally_label = self.definition.get("finally_block_label") or None
         main = graphs.strip_finally(blocks, finally_label)
