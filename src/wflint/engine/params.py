@@ -101,8 +101,6 @@ def _bound_credential_ids(declared: list[dict[str, Any]], given: dict[str, Any],
 
 def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dict[str, Any]:
     """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail."""
-    if not [b for b in definition.get("blocks") or [] if isinstance(b, dict)]:
-        raise RefusedRun(semantics.NO_BLOCKS_TO_RUN.format(wpid=wpid))
     values: dict[str, Any] = {}
     missing: list[str] = []
     declared = [p for p in definition.get("parameters") or [] if isinstance(p, dict)]

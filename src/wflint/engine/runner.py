@@ -117,6 +117,9 @@ class Simulation:
     def run(self) -> dict[str, Any]:
         name = self.case.get("name")
         wpid = self.request.get("workflow_permanent_id") or "wpid_simulated"
+        if not [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]:
+            # ``WorkflowHasNoBlocks`` (``resolve_workflow_for_run``), before the parameters
+            return {"name": name, "http_status": 400, "body": {"detail": semantics.NO_BLOCKS_TO_RUN.format(wpid=wpid)}}
         try:
             parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid)
         except RefusedRun as refused:
