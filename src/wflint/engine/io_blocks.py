@@ -277,7 +277,9 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.browser_open = True
         rt.ctx.record_output(label, None)
         return failed(semantics.MISSING_STARTER_URL.format(label=label))
-    if not url and rt.page_url in ("about:blank", ""):
+    if not fields["url"] and rt.page_url in ("about:blank", ""):
+        # only a block with no url at all: one whose url template rendered empty goes on
+        # (observed: ``url: "{{ failed_block.output }}"`` after a failed first block completes)
         # ``resolve_inherited_workflow_task_page``: the open page is still blank
         rt.ctx.record_output(label, None)
         return failed(f"No Valid URL found in the first task of workflow run {rt.ctx.runtime['workflow_run_id']}")
