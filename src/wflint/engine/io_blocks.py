@@ -38,7 +38,9 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.note_input("body", body)
     if not url:
         return failed("URL is required for HTTP request")
-    parts = urllib.parse.urlsplit(url)
+    parts = _split(url)
+    if parts is None:
+        return failed("Invalid url: malformed.")
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return failed("Invalid url: malformed.")
     if not any(k.lower() == "content-type" for k in headers):
@@ -69,6 +71,14 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     if 200 <= status < 300:
         return BlockResult("completed", output)
     return failed(f"HTTP {status}: {response_body}", output)
+
+
+def _split(url: str) -> urllib.parse.SplitResult | None:
+    """The URL's parts, or None when it cannot be parsed at all (an unbalanced ``[`` host...)."""
+    try:
+        return urllib.parse.urlsplit(url)
+    except ValueError:
+        return None
 
 
 def _canonical_header(name: str) -> str:
@@ -264,8 +274,8 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     url = (rendered.get("url") or "").strip()
     if url:
         # a url without a scheme is taken as https (``prepend_scheme_and_validate_url``)
-        parts = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
-        if (parts.scheme not in ("http", "https") or any(c.isspace() for c in parts.netloc)
+        parts = _split(url if "://" in url else "https://" + url)
+        if (parts is None or parts.scheme not in ("http", "https") or any(c.isspace() for c in parts.netloc)
                 or len(url) > semantics.MAX_URL_LENGTH):
             reason = f"Failed to format jinja template: {semantics.TASK_URL_MALFORMED}"
             rt.ctx.record_output(label, {"failure_reason": reason})
