@@ -27,7 +27,7 @@ VOLATILE_SUFFIXES = ("_id", "_ids", "_at")
 #: an HTTP Date header's value (when a response is rendered into text, e.g. a prompt's context)
 HTTP_DATE_RE = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT\b")
 #: a timestamp as Python reprs it (an OutputParameter's created_at inside a rendered loop output)
-DATETIME_REPR_RE = re.compile(r"datetime\.datetime\([\d, ]+\)")
+DATETIME_REPR_RE = re.compile(r"datetime\.datetime\((?:[\d, ]|%20)+\)")
 #: keys the engine names with a random suffix (a natural-language evaluation's recorded answer)
 RANDOM_KEY_RE = re.compile(r"\b(prompt_branch_eval_)[A-Za-z0-9]{5}\b")
 #: response headers that say when and by whom, not what

@@ -73,6 +73,19 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     return failed(f"HTTP {status}: {response_body}", output)
 
 
+#: what may stay unescaped in a path or query (RFC 3986; ``%`` keeps existing escapes)
+_URL_SAFE = "/:@!$&'()*+,;=%-._~"
+
+
+def _requote(url: str) -> str:
+    """The URL as aiohttp (yarl) sends it: spaces, brackets, braces and other characters a URL
+    cannot carry percent-encoded in its path and query; the output's ``request_url`` keeps the
+    text as rendered."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(path=urllib.parse.quote(parts.path, safe=_URL_SAFE),
+                                                  query=urllib.parse.quote(parts.query, safe=_URL_SAFE + "?")))
+
+
 def _split(url: str) -> urllib.parse.SplitResult | None:
     """The URL's parts, or None when it cannot be parsed at all (an unbalanced ``[`` host...)."""
     try:
@@ -97,7 +110,7 @@ def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: fl
         else:
             data = str(body).encode()
     # aiohttp sends header values as UTF-8 (http.client would refuse anything past latin-1)
-    request = urllib.request.Request(url, data=data, method=method,
+    request = urllib.request.Request(_requote(url), data=data, method=method,
                                      headers={k: str(v).encode("utf-8") for k, v in headers.items()})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) checked
