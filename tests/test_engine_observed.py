@@ -150,3 +150,34 @@ def test_the_engine_refuses_or_fails_those_runs_the_same_way():
             expect = {**expect, "body": {"detail": expect["body"]["detail"].replace("wpid_simulated", "")}}
             trace = {**trace, "body": {"detail": re.sub(r"wpid_\d+", "", str((trace.get("body") or {}).get("detail")))}}
         assert oracle.check_expectations(trace, expect) == [], name
+
+
+def test_a_url_is_sent_percent_encoded_and_kept_as_rendered(echo_url):
+    from wflint.engine import simulate
+
+    request = _wf([], [{"block_type": "http_request", "label": "h", "method": "GET",
+                        "url": echo_url + "/items/{{ [1, 'a b'] }}"}])
+    out = simulate(request, {"name": "quoted"})["outputs"]["h_output"]
+    assert out["response_body"]["path"] == "/items/%5B1,%20'a%20b'%5D"
+    assert out["request_url"].endswith("/items/[1, 'a b']")
+
+
+def test_an_unparseable_url_fails_the_block_and_never_crashes():
+    from wflint.engine import simulate
+
+    request = _wf([], [{"block_type": "navigation", "label": "n", "url": "[[{'a': 1}]]", "navigation_goal": "g",
+                        "continue_on_failure": True},
+                       {"block_type": "http_request", "label": "h", "method": "GET", "url": "http://[x/y"}])
+    trace = simulate(request, {"name": "brackets"})["trace"]
+    # the simulator's safety net (the engine's own wording for these two was not observed)
+    assert [(r["label"], r["status"]) for r in trace] == [("n", "failed"), ("h", "failed")]
+    assert "malformed" in trace[0]["failure_reason"] and "malformed" in trace[1]["failure_reason"]
+
+
+def test_a_loop_outputs_output_parameter_reprs_as_the_engines_model():
+    from wflint.engine.context import OutputParameter
+
+    text = repr(OutputParameter("body_output"))
+    assert text.startswith("OutputParameter(parameter_type=<ParameterType.OUTPUT: 'output'>, key='body_output', "
+                           "description='Output parameter for block body', output_parameter_id='op_simulated'")
+    assert text.endswith("deleted_at=None)") and "created_at=datetime.datetime(" in text
