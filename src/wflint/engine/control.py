@@ -197,6 +197,17 @@ class _LoopState:
 def _run_body(rt: Runtime, loop: dict[str, Any], body: graphs.BlockGraph, state: _LoopState,
               index: int, value: Any, *, with_value: bool) -> bool:
     """One iteration; False when the loop must stop."""
+    try:
+        return _iterate(rt, loop, body, state, index, value, with_value=with_value)
+    finally:
+        if index == 0:
+            # ``_persist_partial_loop_output``: the loop's output row is written after its first
+            # pass, which is where the run's outputs list it (the value is set when it ends)
+            rt.ctx.recorded.setdefault(f"{loop['label']}_output", None)
+
+
+def _iterate(rt: Runtime, loop: dict[str, Any], body: graphs.BlockGraph, state: _LoopState,
+             index: int, value: Any, *, with_value: bool) -> bool:
     label = loop["label"]
     each: list[dict[str, Any]] = []
     steps, current, cond_seen = 0, body.start, set()
