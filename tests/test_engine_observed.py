@@ -181,3 +181,19 @@ def test_a_loop_outputs_output_parameter_reprs_as_the_engines_model():
     assert text.startswith("OutputParameter(parameter_type=<ParameterType.OUTPUT: 'output'>, key='body_output', "
                            "description='Output parameter for block body', output_parameter_id='op_simulated'")
     assert text.endswith("deleted_at=None)") and "created_at=datetime.datetime(" in text
+
+
+def test_a_loops_output_is_listed_after_its_first_pass():
+    # observed (generated run, seed 30, workflow 292): the engine writes a loop's output row after
+    # its first pass, so the run's outputs list it there, not where the loop finished
+    from wflint.engine import simulate
+
+    request = _wf([], [{"block_type": "for_loop", "label": "each", "loop_variable_reference": "{{ [1, 2] }}",
+                        "loop_blocks": [
+                            {"block_type": "conditional", "label": "route", "branch_conditions": [
+                                {"criteria": {"criteria_type": "jinja2_template", "expression": "{{ current_index == 1 }}"},
+                                 "next_block_label": "later"},
+                                {"is_default": True, "next_block_label": None}]},
+                            {"block_type": "code", "label": "later", "code": "y = 1"}]}])
+    outputs = simulate(request, {"name": "order"})["outputs"]
+    assert list(outputs) == ["route_output", "each_output", "later_output", "extracted_information"]
