@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import blocks as leaf
-from . import control, io_blocks, semantics
+from . import control, io_blocks, semantics, stops
 from . import graph as graphs
 from .code_runner import DEFAULT_TIME_LIMIT, CodeRunner, shared_runner
 from .context import RunContext, public
@@ -55,6 +55,8 @@ class Simulation:
         self.browser_open = False
         self._row_stack: list[int] = []
         self._branch_ids: dict[str, list[str]] = {}
+        #: the run's deadline and cancel, when whoever runs it set one (the mock's runs do)
+        self.stop_signal = stops.CURRENT.get()
 
     # ------------------------------------------------------------------ Runtime protocol
 
@@ -70,10 +72,20 @@ class Simulation:
 
     def run_code(self, code: str, params: dict[str, Any]) -> dict[str, Any]:
         runner = self._code_runner or shared_runner()
-        return runner.run(code, public(params), network=self.network, time_limit=self.code_time_limit)
+        limit = self.code_time_limit
+        remaining = self.stop_signal.remaining() if self.stop_signal is not None else None
+        if remaining is not None:
+            self.stop_signal.check()
+            limit = min(limit, max(remaining, 0.01))
+        answer = runner.run(code, public(params), network=self.network, time_limit=limit)
+        if self.stop_signal is not None:
+            self.stop_signal.check()  # a code block cut short by the run's deadline is the run's
+        return answer
 
     def execute(self, block: dict[str, Any], parent: str | None, index: int | None, value: str | None) -> BlockResult:
         """``execute_safe``: a row, the block's own ``execute``, then stale-output invalidation."""
+        if self.stop_signal is not None:
+            self.stop_signal.check()
         label, kind = block.get("label"), block.get("block_type")
         row = {"label": label, "block_type": kind, "status": "running", "parent": parent,
                "index": index, "value": value, "output": None, "failure_reason": None}
@@ -121,11 +133,14 @@ class Simulation:
         blocks = [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]
         finally_label = self.definition.get("finally_block_label") or None
         main = graphs.strip_finally(blocks, finally_label)
-        if (self.definition.get("version") or 1) >= 2:
-            self._walk_graph(main)
-        else:
-            self._walk_list(main)
-        self._run_finally(blocks, finally_label)
+        try:
+            if (self.definition.get("version") or 1) >= 2:
+                self._walk_graph(main)
+            else:
+                self._walk_list(main)
+            self._run_finally(blocks, finally_label)
+        except stops.RunStopped as stopped:
+            self._stopped(stopped)
         if self.status == "running":
             self.status = "completed"
         return {
@@ -187,6 +202,16 @@ class Simulation:
             return False
         self._stop(*outcome)
         return True
+
+    def _stopped(self, stopped: stops.RunStopped) -> None:
+        """The run's deadline passed or it was canceled: the blocks still open end with the run's
+        status, and nothing more runs (not the finally block either)."""
+        self._row_stack.clear()
+        for row in self.trace:
+            if row["status"] == "running":
+                row.update(status=stopped.status, failure_reason=stopped.reason)
+                self._notify(row)
+        self.status, self.failure_reason = stopped.status, stopped.reason
 
     def _stop(self, status: str, reason: str | None) -> None:
         if self.status in ("running",):

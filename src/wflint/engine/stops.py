@@ -27,9 +27,10 @@ class Interrupted(BaseException):
     of the template or the engine swallows it. :func:`interruptible` turns it into the reason."""
 
 
-class RunStopped(Exception):
-    """The run was stopped by wflint (its deadline) or by a user (cancel): ``status`` is the run's
-    status (``timed_out`` or ``canceled``), ``reason`` says why."""
+class RunStopped(BaseException):
+    """The run was stopped by its deadline or by a user (cancel): ``status`` is the run's status
+    (``timed_out`` or ``canceled``), ``reason`` says why. A ``BaseException``: the engine turns
+    any ``Exception`` of a block into that block's failure, and a stopped run is no block's."""
 
     def __init__(self, status: str, reason: str | None) -> None:
         self.status, self.reason = status, reason
@@ -44,9 +45,9 @@ class StopSignal:
     """One run's deadline and cancel. ``check()`` raises :class:`RunStopped` once either is due;
     ``cancel()`` also interrupts the work the run is doing at that moment."""
 
-    def __init__(self, deadline_seconds: float | None = None) -> None:
+    def __init__(self, deadline_seconds: float | None = None, deadline_reason: str | None = None) -> None:
         self.deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
-        self.deadline_seconds = deadline_seconds
+        self.deadline_reason = deadline_reason or f"wflint stopped the run at its deadline ({deadline_seconds:g} s)"
         self._canceled: str | None = None
         self._watches: set[_Watch] = set()
         self._lock = threading.Lock()
@@ -70,7 +71,7 @@ class StopSignal:
             return RunStopped("canceled", None)
         remaining = self.remaining()
         if remaining is not None and remaining <= 0:
-            return RunStopped("timed_out", f"wflint stopped the run at its deadline of {self.deadline_seconds:g} s")
+            return RunStopped("timed_out", self.deadline_reason)
         return None
 
     def check(self) -> None:
