@@ -53,12 +53,14 @@ class CodeRunner:
         with self._lock:
             for _attempt in range(2):
                 proc = self._proc
+                sent = False
                 try:
                     if proc is None or proc.poll() is not None:
                         proc = self._proc = self._start()
                     assert proc.stdin is not None and proc.stdout is not None
                     proc.stdin.write(request)
                     proc.stdin.flush()
+                    sent = True
                     ready, _, _ = select.select([proc.stdout], [], [], time_limit)
                     if not ready:
                         self._kill()
@@ -66,10 +68,15 @@ class CodeRunner:
                     line = proc.stdout.readline()
                 except (BrokenPipeError, OSError):
                     self._kill()
-                    continue
+                    if sent:
+                        break
+                    continue  # the worker was gone before it had the code: a fresh one runs it
                 if line:
                     return json.loads(line)
-                self._kill()  # it died mid-request (e.g. memory): start afresh once
+                # it died with the code in hand (e.g. memory): the code may have run, and may
+                # have had effects, so it is not run a second time
+                self._kill()
+                break
             return {"ok": False, "kind": "error", "type": "RuntimeError", "message": "code worker crashed"}
 
     def _kill(self) -> None:

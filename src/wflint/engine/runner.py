@@ -17,6 +17,9 @@ from .params import RefusedRun, resolve
 from .results import BlockResult
 from .stubs import Stubs
 
+#: the namespace of the branch ids derived in ``Simulation.branch_ids``
+_BRANCH_IDS = uuid.UUID("5d2f0a52-6c1e-4f0b-9a47-2f1d3e1c7b10")
+
 _EXECUTORS: dict[str, Callable[..., BlockResult]] = {
     "code": leaf.code, "wait": leaf.wait, "terminate": leaf.terminate,
     "http_request": io_blocks.http_request, "text_prompt": io_blocks.text_prompt,
@@ -65,9 +68,12 @@ class Simulation:
             self.inputs[self._row_stack[-1]][name] = value
 
     def branch_ids(self, label: str, count: int) -> list[str]:
-        """Each branch's id (a UUID the service gives it at save time), stable within the run."""
+        """Each branch's id: a UUID the service gives it at save time; here one derived from the
+        workflow, the conditional and the branch's place, so the same simulation gives the same
+        bytes (a random one made every trace differ)."""
         ids = self._branch_ids.setdefault(label, [])
-        ids.extend(str(uuid.uuid4()) for _ in range(count - len(ids)))
+        wpid = self.request.get("workflow_permanent_id") or self.request.get("title") or ""
+        ids.extend(str(uuid.uuid5(_BRANCH_IDS, f"{wpid}\n{label}\n{i}")) for i in range(len(ids), count))
         return ids[:count]
 
     def run_code(self, code: str, params: dict[str, Any]) -> dict[str, Any]:

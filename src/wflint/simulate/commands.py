@@ -7,11 +7,11 @@ held), 1 findings (a failed expectation), 2 usage errors (a missing or malformed
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..engine import json_values
 from ..exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from .loading import LoadError, load_cases, load_workflow
 
@@ -46,7 +46,7 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
         return EXIT_INTERNAL
     if fmt == "json":
-        echo(json.dumps([result for result, _, _ in results], indent=2, default=str, ensure_ascii=False))
+        echo(json_values.dumps([result for result, _, _ in results], indent=2, default=str, ensure_ascii=False))
     else:
         echo("\n".join(render_trace(result, inputs, notes) for result, inputs, notes in results), nl=False)
     return EXIT_OK
@@ -55,11 +55,11 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
 def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage: bool, network: bool,
                  output_file: Path | None, echo: Callable[..., Any]) -> int:
     from . import reports
-    from .suite import run_suite
+    from .suite import KeywordError, run_suite
 
     try:
         suite = run_suite(list(paths), keyword=keyword, network=network)
-    except LoadError as exc:
+    except (LoadError, KeywordError) as exc:
         echo(f"wflint: {exc}", err=True)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the last line of defence
