@@ -119,3 +119,37 @@ def test_a_worker_that_dies_with_the_code_in_hand_does_not_run_it_again(tmp_path
         runner.close()
     assert answer == {"ok": False, "kind": "error", "type": "RuntimeError", "message": "code worker crashed"}
     assert ran.read_text() == "ran\n"  # once: before, a second worker ran the block again
+
+
+# ---------------------------------------------------------------- stub tables
+
+
+@pytest.mark.parametrize("table, says", [
+    ({"tasks": {"n": "done"}}, "tasks.n: a task's outcome must be an object"),
+    ({"tasks": {"n": [{"status": "completed"}, 2]}}, "tasks.n[1]: a task's outcome must be an object"),
+    ({"blocks": {"c": {"status": "banana"}}}, "blocks.c: status must be one of completed, failed"),
+    ({"tasks": {"n": {"status": "banana"}}}, "tasks.n: status must be one of"),
+    ({"blocks": {"c": {"fail": {"x": 1}}}}, "blocks.c: fail must be a string"),
+    ({"llm": {"p": {"raise": 5}}}, "llm.p: 'raise' must be a message"),
+    ({"prompt_branches": {"cond": "yes"}}, "prompt_branches.cond: expected true/false"),
+    ({"prompt_branches": {"cond": [["a"]]}}, "prompt_branches.cond: expected true/false"),
+])
+def test_a_stub_table_a_run_cannot_use_is_refused_with_422(table, says):
+    client = make_client()
+    body = {"title": "t", "workflow_definition": {"parameters": [], "blocks": [
+        {"block_type": "code", "label": "c", "code": "x = 1"}]}}
+    wpid = client.post("/v1/agents", json={"json_definition": body}, headers=A).json()["workflow_permanent_id"]
+    reply = client.put(f"/_mock/stubs/{wpid}", json=table, headers=A)
+    assert reply.status_code == 422 and says in reply.json()["detail"], reply.text
+    assert client.get(f"/_mock/stubs/{wpid}", headers=A).status_code == 404  # nothing stored
+
+
+def test_usable_stub_tables_are_still_taken():
+    client = make_client()
+    body = {"title": "t", "workflow_definition": {"parameters": [], "blocks": [
+        {"block_type": "code", "label": "c", "code": "x = 1"}]}}
+    wpid = client.post("/v1/agents", json={"json_definition": body}, headers=A).json()["workflow_permanent_id"]
+    table = {"blocks": {"c": [{"output": 1}, {"status": "terminated", "fail": "stop"}], "d": 7},
+             "tasks": {"n": [{"status": "failed", "failure_reason": "no"}, {"status": "completed"}]},
+             "llm": {"p": "text", "q": {"raise": "down"}}, "prompt_branches": {"x": True, "y": [[True, False], [False]]}}
+    assert client.put(f"/_mock/stubs/{wpid}", json=table, headers=A).status_code == 200
