@@ -58,6 +58,14 @@ def drip(conn, closed) -> None:
         time.sleep(0.1)
 
 
+def drip_headers(conn, closed) -> None:
+    """A status line, then one header every tenth of a second, for ever."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+    while not closed.is_set():
+        conn.sendall(b"X-Drip: 1\r\n")
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def dripping():
     server = RawServer(drip)
@@ -65,13 +73,16 @@ def dripping():
     server.close()
 
 
-def test_a_dripping_receiver_is_given_up_at_the_total_deadline(dripping):
+@pytest.mark.parametrize("answer", [drip, drip_headers])
+def test_a_dripping_receiver_is_given_up_at_the_total_deadline(answer):
+    dripping = RawServer(answer)
     hook = webhooks.sign(dripping.url + "/hook", {"status": "completed"}, "key")
     began = time.monotonic()
     outcome = webhooks.deliver(hook, sleep=lambda s: None, timeout=1.0)
     # per-read timeouts never fire here: a byte comes every 0.1 s; three attempts of 1 s each
     assert time.monotonic() - began < 60
     assert outcome == "Webhook delivery failed before receiving a response: ReadTimeout"
+    dripping.close()
 
 
 def test_a_redirect_is_not_followed():

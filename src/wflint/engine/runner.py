@@ -13,6 +13,7 @@ from . import control, io_blocks, semantics, stops
 from . import graph as graphs
 from .code_runner import DEFAULT_TIME_LIMIT, CodeRunner, shared_runner
 from .context import RunContext, public
+from .http_transport import AddressGuard
 from .params import RefusedRun, resolve
 from .results import BlockResult
 from .stubs import Stubs
@@ -33,11 +34,14 @@ class Simulation:
 
     def __init__(self, request: Mapping[str, Any], case: Mapping[str, Any], *, network: bool = True,
                  on_block: Callable[[dict[str, Any]], Any] | None = None,
-                 code_runner: CodeRunner | None = None, code_time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+                 code_runner: CodeRunner | None = None, code_time_limit: float = DEFAULT_TIME_LIMIT,
+                 url_validation: bool = False) -> None:
         self.request = dict(request)
         self.case = dict(case)
         self.definition = dict(self.request.get("workflow_definition") or {})
         self.network = network
+        #: the server's host checks for http_request (its ``ENABLE_URL_VALIDATION``, off by default)
+        self.address_guard = AddressGuard(enabled=url_validation)
         self.on_block = on_block
         self.code_time_limit = code_time_limit
         self._code_runner = code_runner

@@ -114,6 +114,8 @@ class _Connection:
             self.conn.request("POST", self.path, body=body, headers=headers)
             reply = self.conn.getresponse()
             text = reply.read(MAX_REPLY_BYTES).decode("utf-8", "replace")
+            if self.expired:  # the shut-down socket read as an end: the reply is cut short
+                raise socket.timeout("the delivery's deadline passed")
             return reply.status, text, dict(reply.headers)
         finally:
             self._timer.cancel()
