@@ -159,3 +159,16 @@ def test_a_redirect_to_a_blocked_host_is_refused_when_the_guard_is_on(base):
             enabled=True, allowed_hosts=("127.0.0.2",)))
     status, _, _ = http_transport.request("GET", base + "/echo", {}, None, 30, guard=guard)
     assert status == 200
+
+
+def test_simulate_url_validation_flag(tmp_path):
+    from click.testing import CliRunner
+
+    from wflint.cli import main
+
+    workflow = tmp_path / "w.yaml"
+    workflow.write_text("title: t\nworkflow_definition:\n  parameters: []\n  blocks:\n    - block_type: http_request\n"
+                        "      label: h\n      url: http://169.254.169.254/latest/meta-data\n")
+    result = CliRunner().invoke(main, ["simulate", str(workflow), "--url-validation", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)[0]["trace"][0]["failure_reason"] == "HTTP request failed: Invalid url: blocked host."

@@ -17,7 +17,7 @@ from .loading import LoadError, load_cases, load_workflow
 
 
 def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, network: bool,
-                     target_version: str | None, echo: Callable[..., Any]) -> int:
+                     target_version: str | None, echo: Callable[..., Any], *, url_validation: bool = False) -> int:
     from .runs import run_case
     from .timeline import render_trace
 
@@ -40,7 +40,8 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
         echo(f"wflint: warning: {diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
     refusal = loaded.refusal()
     try:
-        results = [({"name": case.get("name"), **refusal}, [], []) if refusal else run_case(loaded.request, case, network=network)
+        results = [({"name": case.get("name"), **refusal}, [], []) if refusal
+                   else run_case(loaded.request, case, network=network, url_validation=url_validation)
                    for case in cases]
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
