@@ -12,6 +12,10 @@ block (after masking Jinja inside Python ``#`` comments) and the string leaves o
 template is only rendered when its block runs, so the save succeeds and the block fails at run
 time ("Failed to format Jinja style parameter").
 
+It also reports a template holding a constant Jinja would compute while compiling and that does
+not finish (``{{ 9**999999999 }}``, ``{{ 'a' * 1500000000 }}``): the service's compile never
+ends, so a code block's save never answers, and any other template's block never finishes.
+
 **Bad**::
 
     blocks:
