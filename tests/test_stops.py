@@ -230,3 +230,59 @@ def test_a_run_that_keeps_stopping_the_process_is_not_started_again(tmp_path):
     assert again.app.state.wflint.run_worker.wait(run_id, 60)
     run = again.get(f"/v1/runs/{run_id}", headers=A).json()
     assert run["status"] == "failed" and "stopped 3 times while this run was executing" in run["failure_reason"]
+
+
+def test_the_language_server_reports_a_costly_constant_and_keeps_answering(tmp_path):
+    pytest.importorskip("pygls")
+    from test_hostile_lsp import Raw
+
+    server = Raw()
+    try:
+        server.initialize()
+        uri = (tmp_path / "flow.yaml").as_uri()
+        server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "yaml", "version": 1, "text": _code_workflow(POWER)}}})
+        deadline = time.monotonic() + 120  # it used to hang for good here
+        while True:
+            message = server.messages.get(timeout=max(deadline - time.monotonic(), 0.1))
+            assert message is not None, "the server closed its output"
+            if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri \
+                    and message["params"]["diagnostics"]:
+                break
+        codes = [d.get("code") for d in message["params"]["diagnostics"]]
+        assert "WF401" in codes, message
+        server.send({"id": 9, "method": "shutdown"})
+        assert server.answer(9)["result"] is None
+    finally:
+        server.close()
+
+
+def test_healthz_and_sigterm_answer_while_every_run_worker_renders_a_loop():
+    """The mock process with its four run workers inside template loops: /healthz answers and
+    SIGTERM stops it (before: a folded power held the interpreter, nothing answered)."""
+    import signal
+
+    import httpx
+
+    from test_server_under_attack import _start as start_server
+
+    proc, base = start_server()
+    try:
+        with httpx.Client(base_url=base, headers={"x-api-key": "k"}, timeout=60) as c:
+            key = {"x-api-key": "k"}
+            run_ids = [_start(c, _terminate_request(FOREVER if i else "{{ 9**999999999 }}" + FOREVER), key)
+                       for i in range(5)]
+            _wait_for(lambda: sum(c.get(f"/v1/runs/{r}").json()["status"] == "running" for r in run_ids) >= 4)
+        health = []
+        for _ in range(3):
+            began = time.monotonic()
+            assert httpx.get(base + "/healthz", timeout=30).status_code == 200
+            health.append(time.monotonic() - began)
+        began = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        assert max(health) < 10 and time.monotonic() - began < 30
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
