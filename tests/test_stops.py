@@ -16,8 +16,8 @@ from jinja2.sandbox import SandboxedEnvironment
 from wflint.api import check_text
 from wflint.checks.jinja_bounds import BoundedEnvironment
 from wflint.engine import simulate, stops, templates
-from wflint.server.limits import ServerLimits
-from wflint.server.run_queue import FairQueue
+from wflint.server.protocol.limits import ServerLimits
+from wflint.server.runs.queue import FairQueue
 from wflint.server.testing import make_client, make_state
 
 FOREVER = "{% set r = range(100000) %}{% for a in r %}{% for b in r %}{% endfor %}{% endfor %}"
@@ -178,7 +178,7 @@ def test_a_mock_run_times_out_at_the_run_seconds_limit(monkeypatch):
 
 
 def test_the_service_s_own_deadline_names_its_minutes():
-    from wflint.server.run_worker import RunWorker
+    from wflint.server.runs.worker import RunWorker
 
     class State:
         class config:

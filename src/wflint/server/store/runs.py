@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import json_values
-
-from .store import Store
+from ...engine import json_values
+from .database import Store
 
 RUN_SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

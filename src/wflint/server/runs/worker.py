@@ -14,7 +14,7 @@ limit of N minutes.") or the mock's ``run-seconds`` limit, whichever comes first
 the run's first start. A cancel marks the run ``canceled`` (only if it is not final yet) and
 stops its work at once: the template being rendered is interrupted, a code block is cut off at
 the run's deadline, and no further block starts. Runs wait in one line per organization, served
-fairly (``run_queue``). Webhooks are delivered by their own threads, never by a run's worker.
+fairly (``runs.queue``). Webhooks are delivered by their own threads, never by a run's worker.
 
 Runs a killed process left unfinished are started again from the beginning when the store is
 next served (``resume``): their acknowledged ``created`` row and every committed status
@@ -33,14 +33,14 @@ import time
 from datetime import datetime
 from typing import Any
 
-from ..engine import stops
-from . import run_replies, webhooks
-from .run_engine import EngineMissing, Executor, workflow_request
-from .run_queue import FairQueue
-from .runstore import FINAL, RunStore
+from ...engine import stops
+from . import replies as run_replies, webhooks
+from .engine import EngineMissing, Executor, workflow_request
+from .queue import FairQueue
+from ..store.runs import FINAL, RunStore
 from .stubs import MAX_DELAY_SECONDS
 
-log = logging.getLogger("wflint.server.runs")
+log = logging.getLogger("wflint.server.runs.endpoints")
 
 #: runs executing at once (worker threads); more wait their turn in ``created``
 MAX_CONCURRENT_RUNS = 4
