@@ -42,23 +42,19 @@ class TemplateTooCostly(Exception):
     """A template wflint refuses to compute or keep rendering; ``str()`` says what and why."""
 
 
-def _int_like(value: Any) -> bool:
-    return isinstance(value, int)
-
-
 def _power_bits(base: int, exponent: int) -> int:
     return max(abs(base).bit_length() - 1, 1) * exponent if abs(base) > 1 else 1
 
 
 def binop_refusal(operator: str, left: Any, right: Any) -> str | None:
     """Why computing ``left <operator> right`` is refused, or None to compute it."""
-    if operator == "**" and _int_like(left) and _int_like(right) and right > 0:
+    if operator == "**" and isinstance(left, int) and isinstance(right, int) and right > 0:
         if _power_bits(left, right) > MAX_POWER_BITS:
             return (f"{left!r} ** {right!r} is a number of about {_digits(left, right):,} digits "
                     f"(wflint computes powers up to {MAX_POWER_BITS:,} bits)")
     elif operator == "*":
         for seq, count in ((left, right), (right, left)):
-            if isinstance(seq, (str, bytes, list, tuple)) and _int_like(count):
+            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(count, int):
                 size = len(seq) * count
                 if size > MAX_LENGTH:
                     return f"repeating a {type(seq).__name__} of length {len(seq):,} {count:,} times makes {size:,} items (wflint's limit is {MAX_LENGTH:,})"
@@ -124,7 +120,8 @@ class BoundedEnvironment(SandboxedEnvironment):
         return "".join(parts)
 
 
-_FOLDED = {"**": "**", "*": "*", "+": "+", "%": "%"}
+#: the operators whose folding :func:`costly_constants` follows (the ones bounded above)
+_FOLDED = BoundedEnvironment.intercepted_binops
 
 
 def costly_constants(tree: nodes.Template) -> Iterator[tuple[str, int]]:
