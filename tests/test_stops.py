@@ -64,6 +64,8 @@ def test_small_constants_are_not_reported():
     "{{ 2 ** 64 }}", "{{ 'ab' * 3 }}", "{{ [1, 2] * 2 }}", "{{ '%05d' % 42 }}", "{{ 'a' ~ 1 ~ none }}",
     "{{ 1 + 2 * 3 - 4 / 5 }}", "{{ 10 // 3 }}{{ -2 ** 2 }}", "{{ 'x' + 'y' }}", "{{ [1] + [2] }}",
     "{{ 'abc' | upper | center(9) }}", "{% if 1 %}a{% else %}b{% endif %}", "{{ 1 / 0 if false else 7 }}",
+    "{{ 'a\nb' | indent(2, true) }}", "{{ '%s-%d' | format('x', 3) }}",
+    "{{ 'aXa' | replace('a', 'bb') }}", "{{ 'aaa' | replace('a', 'b', 2) }}", "{{ 'ab' | replace('', '-') }}",
     "{{ {'a': 1} }}", "{{ (1, 2) }}", "{{ 3.0 ** 2 }}", "{{ 2 ** -1 }}", "{{ true * 3 }}",
 ])
 def test_the_unfolded_environment_renders_what_the_engine_renders(text):
@@ -84,6 +86,11 @@ def test_a_failing_constant_fails_the_same_way():
     ("{% set s = 'a' * 10000000 %}{{ s + s }}", "joining makes 20,000,000"),
     ("{{ '%0999999999d' % 1 }}", "asks for 999,999,999 characters"),
     ("{% for i in range(20) %}{{ 'a' * 1000000 }}{% endfor %}", "its output passes"),
+    ("{{ 'a' | center(2000000000) }}", "'center' makes 2,000,000,000 characters"),
+    ("{{ 'x\ny' | indent(999999999, true) }}", "'indent' makes"),
+    ("{{ 'x' | indent(999999999) }}", "'indent' makes"),  # Jinja builds the padding first
+    ("{{ '%0999999999d' | format(1) }}", "asks for 999,999,999 characters"),
+    ("{{ ('a' * 1000000) | replace('a', 'bbbbbbbbbbbbbbbbbbbb') }}", "'replace' makes 20,000,000 characters"),
 ])
 def test_rendering_refuses_what_would_not_finish(text, says):
     with pytest.raises(templates.TemplateStopped) as stopped:

@@ -9,8 +9,9 @@ that finishes, and refuses, with a reason, what would not:
 
 - :class:`BoundedEnvironment` compiles without folding (its output is the same: a folded
   constant and one computed while rendering are equal, and a fold that fails is deferred to
-  the render by Jinja itself) and checks ``**``, ``*``, ``+``, ``%`` and ``~`` before computing
-  them: a power whose result would pass :data:`MAX_POWER_BITS`, or a string or list longer than
+  the render by Jinja itself) and checks ``**``, ``*``, ``+``, ``%`` and ``~``, and the filters
+  ``center``, ``indent``, ``format`` and ``replace``, before computing them: a power whose
+  result would pass :data:`MAX_POWER_BITS`, or a string or list longer than
   :data:`MAX_LENGTH`, raises :class:`TemplateTooCostly`.
 - :func:`costly_constants` finds, in a parsed template, the constant expressions the service's
   environment would fold while compiling and that would not finish (``check`` reports them).
@@ -95,9 +96,51 @@ class _UnfoldedCodeGenerator(CodeGenerator):
         self.write("))")
 
 
+def _checked(size: int, what: str) -> None:
+    if size > MAX_LENGTH:
+        raise TemplateTooCostly(f"{what} makes {size:,} characters (wflint's limit is {MAX_LENGTH:,})")
+
+
+def _bounded_filters(filters: dict[str, Any]) -> dict[str, Any]:
+    """Jinja's filters whose result can be far larger than their input, checked first."""
+    center, indent, fmt, replace = filters["center"], filters["indent"], filters["format"], filters["replace"]
+
+    def bounded_center(value: Any, width: Any = 80) -> Any:
+        if isinstance(width, int):
+            _checked(width, "'center'")
+        return center(value, width)
+
+    def bounded_indent(value: Any, width: Any = 4, *args: Any, **kwargs: Any) -> Any:
+        pad = width if isinstance(width, int) else len(str(width))
+        first = kwargs.get("first", args[0] if args else False)
+        # Jinja builds the indentation string before it looks at the lines
+        _checked(pad + len(str(value)) + pad * (str(value).count("\n") + bool(first)), "'indent'")
+        return indent(value, width, *args, **kwargs)
+
+    def bounded_format(value: Any, *args: Any, **kwargs: Any) -> Any:
+        refusal = binop_refusal("%", str(value), None)
+        if refusal is not None:
+            raise TemplateTooCostly(refusal)
+        return fmt(value, *args, **kwargs)
+
+    def bounded_replace(eval_ctx: Any, value: Any, old: Any, new: Any, count: Any = None) -> Any:
+        text, old_text, new_text = str(value), str(old), str(new)
+        times = (text.count(old_text) if old_text else len(text) + 1)
+        if isinstance(count, int) and count >= 0:
+            times = min(times, count)
+        _checked(len(text) + times * max(len(new_text) - len(old_text), 0), "'replace'")
+        return replace(eval_ctx, value, old, new, count)
+
+    for wrapper, original in ((bounded_center, center), (bounded_indent, indent), (bounded_format, fmt),
+                              (bounded_replace, replace)):
+        wrapper.__dict__.update(original.__dict__)  # keeps Jinja's pass_eval_context marks
+    return {"center": bounded_center, "indent": bounded_indent, "format": bounded_format,
+            "replace": bounded_replace}
+
+
 class BoundedEnvironment(SandboxedEnvironment):
     """The engine's ``SandboxedEnvironment`` (same globals, filters, tests and sandbox rules),
-    compiled without folding and with the costly operators checked first."""
+    compiled without folding and with the costly operators and filters checked first."""
 
     code_generator_class = _UnfoldedCodeGenerator
     intercepted_binops = frozenset({"**", "*", "+", "%"})
@@ -105,6 +148,7 @@ class BoundedEnvironment(SandboxedEnvironment):
     def __init__(self, **options: Any) -> None:
         options.setdefault("optimized", False)
         super().__init__(**options)
+        self.filters.update(_bounded_filters(self.filters))
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         refusal = binop_refusal(operator, left, right)
