@@ -293,3 +293,17 @@ def test_healthz_and_sigterm_answer_while_every_run_worker_renders_a_loop():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("code, says", [
+    ("x = '{{ 'a' | center(2000000000) }}'\n", "'center' makes 2,000,000,000 characters"),
+    ("x = '{{ ('ab' * 5000000) | replace('a', 'aaaa') }}'\n", "'replace' makes"),
+])
+def test_check_reports_a_widening_filter_the_service_would_fold(code, says):
+    found = [d for d in check_text(_code_workflow(code), "w.yaml") if d.code == "WF401"]
+    assert len(found) == 1 and says in found[0].message
+
+
+def test_check_leaves_filters_on_values_alone():
+    code = "x = '{{ name | center(2000000000) }}'\ny = '{{ 'ab' | center(9) }}'\n"
+    assert [d for d in check_text(_code_workflow(code), "w.yaml") if d.code == "WF401"] == []

@@ -171,8 +171,10 @@ _FOLDED = BoundedEnvironment.intercepted_binops
 def costly_constants(tree: nodes.Template) -> Iterator[tuple[str, int]]:
     """(reason, line) for each constant expression the service's environment would fold while
     compiling and that wflint refuses to compute: the service would not finish compiling it."""
-    for node in tree.find_all(nodes.BinExpr):
-        if node.operator not in _FOLDED:
+    for node in tree.find_all((nodes.BinExpr, nodes.Filter)):
+        if isinstance(node, nodes.BinExpr) and node.operator not in _FOLDED:
+            continue
+        if isinstance(node, nodes.Filter) and node.name not in _BOUNDED_FILTERS:
             continue
         try:
             _fold(node)
@@ -200,6 +202,20 @@ def _fold(node: nodes.Node) -> Any:
             return _PLAIN.unop_table[node.operator](operand)
         except Exception as exc:
             raise nodes.Impossible() from exc
+    if isinstance(node, nodes.Filter) and node.name in _BOUNDED_FILTERS and node.node is not None \
+            and node.dyn_args is None and node.dyn_kwargs is None:
+        value = _fold(node.node)
+        args = [_fold(arg) for arg in node.args]
+        kwargs = {pair.key: _fold(pair.value) for pair in node.kwargs}
+        func = _BOUNDED.filters[node.name]
+        if node.name == "replace":
+            args.insert(0, nodes.EvalContext(_BOUNDED))
+        try:
+            return func(*args[:1], value, *args[1:], **kwargs) if node.name == "replace" else func(value, *args, **kwargs)
+        except TemplateTooCostly:
+            raise
+        except Exception as exc:
+            raise nodes.Impossible() from exc
     if isinstance(node, (nodes.Const, nodes.TemplateData)):
         return node.value if isinstance(node, nodes.Const) else node.data
     if isinstance(node, (nodes.Tuple, nodes.List)):
@@ -209,3 +225,6 @@ def _fold(node: nodes.Node) -> Any:
 
 
 _PLAIN = SandboxedEnvironment()
+_BOUNDED = BoundedEnvironment()
+#: the filters the service folds while compiling that can build far more than their input
+_BOUNDED_FILTERS = frozenset({"center", "indent", "format", "replace"})

@@ -443,7 +443,7 @@ def compile_error(text: str) -> tuple[str, int] | None:
 
 
 _BOUNDED: Any = None
-_OPERATOR_IN_TAG = lazy(r"\{[{%][^}]*?(?:\*|\+|%[^}])")
+_OPERATOR_IN_TAG = lazy(r"\{[{%][^}]*?(?:\*|\+|%[^}]|\|\s*(?:center|indent|format|replace)\b)")
 
 
 def _bounded_environment() -> Any:
@@ -459,7 +459,7 @@ def _bounded_environment() -> Any:
 def costly_constant(text: str) -> tuple[str, int] | None:
     """(reason, line) when the service's Jinja would fold, while compiling ``text``, a constant
     expression that does not finish (a huge power or repetition); else None. Only templates
-    that parse and have an arithmetic operator inside a tag are parsed again."""
+    that parse and have an arithmetic operator or a widening filter inside a tag are parsed again."""
     if not has_jinja(text) or _OPERATOR_IN_TAG.search(text) is None:
         return None
     if analyze(text).error is not None:
