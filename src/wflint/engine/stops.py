@@ -104,7 +104,8 @@ class _Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name="wflint-watchdog", daemon=True)
                 self._thread.start()
-            self._lock.notify()
+            if self._heap[0][2] is watch:  # only a new earliest deadline needs the thread awake
+                self._lock.notify()
         if signal is not None:
             with signal._lock:
                 signal._watches.add(watch)
