@@ -443,7 +443,10 @@ def compile_error(text: str) -> tuple[str, int] | None:
 
 
 _BOUNDED: Any = None
-_OPERATOR_IN_TAG = lazy(r"\{[{%][^}]*?(?:\*|\+|%[^}]|\|\s*(?:center|indent|format|replace)\b)")
+# a constant the service folds has literals (or bracketed constants) on both sides of its
+# operator, or before its filter: templates without one skip Jinja's parser (and its import)
+_OPERATOR_IN_TAG = lazy(r"\{[{%][^}]*?(?:[\d'\")\]]\s*(?:\*\*?|\+|%)\s*[-\d'\"(\[]"
+                        r"|[\d'\")\]]\s*\|\s*(?:center|indent|format|replace)\b)")
 
 
 def _bounded_environment() -> Any:
