@@ -277,9 +277,13 @@ def test_healthz_and_sigterm_answer_while_every_run_worker_renders_a_loop():
     try:
         with httpx.Client(base_url=base, headers={"x-api-key": "k"}, timeout=60) as c:
             key = {"x-api-key": "k"}
-            run_ids = [_start(c, _terminate_request(FOREVER if i else "{{ 9**999999999 }}" + FOREVER), key)
-                       for i in range(5)]
-            _wait_for(lambda: sum(c.get(f"/v1/runs/{r}").json()["status"] == "running" for r in run_ids) >= 4)
+            # six blocks that each render for the whole 10 s budget: a run is busy for a minute
+            slow = {"title": "slow", "workflow_definition": {"parameters": [], "blocks": [
+                {"block_type": "text_prompt", "label": f"p{i}", "prompt": FOREVER, "continue_on_failure": True}
+                for i in range(6)]}}
+            run_ids = [_start(c, _terminate_request("{{ 9**999999999 }}" + FOREVER), key)]
+            run_ids += [_start(c, slow, key) for _ in range(4)]
+            _wait_for(lambda: sum(c.get(f"/v1/runs/{r}").json()["status"] == "running" for r in run_ids) >= 2)
         health = []
         for _ in range(3):
             began = time.monotonic()
