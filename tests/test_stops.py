@@ -142,7 +142,9 @@ def test_a_run_stops_at_its_deadline(monkeypatch):
         stops.CURRENT.reset(token)
     assert time.monotonic() - began < 120
     assert result["status"] == "timed_out" and result["failure_reason"] == "the run's deadline"
-    assert [(r["label"], r["status"]) for r in result["trace"]] == [("stop", "timed_out")]
+    # the block open at the deadline ends with the run (on a slow machine the deadline may even
+    # pass before it starts); nothing runs after it, not the finally block either
+    assert [(r["label"], r["status"]) for r in result["trace"]] in ([("stop", "timed_out")], [])
 
 
 def _wait_for(predicate, seconds=60.0):
