@@ -1,6 +1,6 @@
 """Deterministic, valid output and the smaller stops of issue 29: the same simulation gives the
 same bytes, NaN/Infinity are shown as the service shows them (null) and never break a read of
-the mock, ``-k`` refuses what does not parse, and a crashed code worker never runs a block twice."""
+the mock, ``-k`` refuses what does not parse, and a stub table a run cannot use is refused."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from wflint.cli import main
-from wflint.engine import code_runner, json_values
+from wflint.engine import json_values
 from wflint.simulate.suite import KeywordError, compile_keyword
 from wflint.server.testing import make_client
 
@@ -101,24 +101,6 @@ def test_wflint_test_exits_2_on_a_bad_k(tmp_path, expression):
 ])
 def test_k_keeps_pytest_s_meaning(expression, name, expected):
     assert compile_keyword(expression)(name) is expected
-
-
-# ---------------------------------------------------------------- the code worker
-
-
-def test_a_worker_that_dies_with_the_code_in_hand_does_not_run_it_again(tmp_path, monkeypatch):
-    ran = tmp_path / "ran.txt"
-    fake = tmp_path / "worker.py"
-    fake.write_text("import sys\nprint('ready', flush=True)\nsys.stdin.readline()\n"
-                    f"open({str(ran)!r}, 'a').write('ran\\n')\nsys.exit(1)\n")
-    monkeypatch.setattr(code_runner, "_WORKER", fake)
-    runner = code_runner.CodeRunner()
-    try:
-        answer = runner.run("x = 1", {}, network=False, time_limit=60)
-    finally:
-        runner.close()
-    assert answer == {"ok": False, "kind": "error", "type": "RuntimeError", "message": "code worker crashed"}
-    assert ran.read_text() == "ran\n"  # once: before, a second worker ran the block again
 
 
 # ---------------------------------------------------------------- stub tables
