@@ -5,17 +5,15 @@ off), text_prompt (the LLM, from the case's ``llm`` stubs) and the browser-agent
 from __future__ import annotations
 
 import json
-import socket
-import urllib.error
 import urllib.parse
-import urllib.request
 from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, SchemaError
 
-from . import semantics
+from . import http_transport, semantics, stops
 from .blocks import template_failure
+from .http_transport import AddressGuard
 from .results import BlockResult, Runtime, failed
 from .stubs import LLM_RAISE_KEY
 from .templates import TemplateFailure, render, render_json_value
@@ -52,7 +50,12 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.ctx.record_output(label, output)
         return failed(f"HTTP request failed: {reason}", output)
     try:
-        status, response_headers, response_body = _send(method, url, headers, body, timeout)
+        signal = stops.CURRENT.get()  # the run's own deadline cuts a long request short too
+        left = signal.remaining() if signal is not None else None
+        status, response_headers, response_body = _send(
+            method, url, headers, body, timeout if left is None else max(min(timeout, left), 0.01),
+            follow_redirects=block.get("follow_redirects") is not False,
+            guard=getattr(rt, "address_guard", AddressGuard()))
     except TimeoutError:
         output = {"error": "Request timed out", "error_type": "timeout"}
         rt.ctx.record_output(label, output)
@@ -99,7 +102,10 @@ def _canonical_header(name: str) -> str:
     return "-".join(part[:1].upper() + part[1:].lower() for part in name.split("-"))
 
 
-def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: float) -> tuple[int, dict, Any]:
+def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: float, *,
+          follow_redirects: bool = True, guard: AddressGuard = AddressGuard()) -> tuple[int, dict, Any]:
+    """The real request (``http_transport``: a total timeout, the engine's redirects, the
+    server's address guard, a body cap); the body parsed as JSON when it is JSON."""
     data = None
     if body is not None:
         content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
@@ -109,18 +115,11 @@ def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: fl
             data = urllib.parse.urlencode(body).encode()
         else:
             data = str(body).encode()
-    # aiohttp sends header values as UTF-8 (http.client would refuse anything past latin-1)
-    request = urllib.request.Request(_requote(url), data=data, method=method,
-                                     headers={k: str(v).encode("utf-8") for k, v in headers.items()})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) checked
-            status, raw, response_headers = response.status, response.read(), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        status, raw, response_headers = exc.code, exc.read(), dict(exc.headers)
-    except (socket.timeout, urllib.error.URLError) as exc:
-        if isinstance(exc, socket.timeout) or isinstance(getattr(exc, "reason", None), socket.timeout):
-            raise TimeoutError from exc
-        raise
+    # aiohttp sends header values as UTF-8 (http.client would refuse anything past latin-1) and
+    # the URL requoted as yarl does
+    utf8_headers = {k: str(v).encode("utf-8") for k, v in headers.items()}
+    status, response_headers, raw = http_transport.request(method, _requote(url), utf8_headers, data, timeout,
+                                                           follow_redirects=follow_redirects, guard=guard)
     text = raw.decode("utf-8", "replace")
     try:
         return status, response_headers, json.loads(text)

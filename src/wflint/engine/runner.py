@@ -10,13 +10,17 @@ from typing import Any
 
 from ..checks.service_checks import uses_v2_constructs
 from . import blocks as leaf
-from . import control, io_blocks, semantics
+from . import control, io_blocks, semantics, stops
 from . import graph as graphs
 from .code_runner import DEFAULT_TIME_LIMIT, CodeRunner, shared_runner
 from .context import RunContext, public
+from .http_transport import AddressGuard
 from .params import RefusedRun, resolve
 from .results import BlockResult
 from .stubs import Stubs
+
+#: the namespace of the branch ids derived in ``Simulation.branch_ids``
+_BRANCH_IDS = uuid.UUID("5d2f0a52-6c1e-4f0b-9a47-2f1d3e1c7b10")
 
 _EXECUTORS: dict[str, Callable[..., BlockResult]] = {
     "code": leaf.code, "wait": leaf.wait, "terminate": leaf.terminate,
@@ -31,11 +35,14 @@ class Simulation:
 
     def __init__(self, request: Mapping[str, Any], case: Mapping[str, Any], *, network: bool = True,
                  on_block: Callable[[dict[str, Any]], Any] | None = None,
-                 code_runner: CodeRunner | None = None, code_time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+                 code_runner: CodeRunner | None = None, code_time_limit: float = DEFAULT_TIME_LIMIT,
+                 url_validation: bool = False) -> None:
         self.request = dict(request)
         self.case = dict(case)
         self.definition = dict(self.request.get("workflow_definition") or {})
         self.network = network
+        #: the server's host checks for http_request (its ``ENABLE_URL_VALIDATION``, off by default)
+        self.address_guard = AddressGuard(enabled=url_validation)
         self.on_block = on_block
         self.code_time_limit = code_time_limit
         self._code_runner = code_runner
@@ -57,6 +64,8 @@ class Simulation:
         self.tasks_created = 0
         self._row_stack: list[int] = []
         self._branch_ids: dict[str, list[str]] = {}
+        #: the run's deadline and cancel, when whoever runs it set one (the mock's runs do)
+        self.stop_signal = stops.CURRENT.get()
 
     # ------------------------------------------------------------------ Runtime protocol
 
@@ -65,17 +74,30 @@ class Simulation:
             self.inputs[self._row_stack[-1]][name] = value
 
     def branch_ids(self, label: str, count: int) -> list[str]:
-        """Each branch's id (a UUID the service gives it at save time), stable within the run."""
+        """Each branch's id: a UUID the service gives it at save time; here one derived from the
+        workflow, the conditional and the branch's place, so the same simulation gives the same
+        bytes (a random one made every trace differ)."""
         ids = self._branch_ids.setdefault(label, [])
-        ids.extend(str(uuid.uuid4()) for _ in range(count - len(ids)))
+        wpid = self.request.get("workflow_permanent_id") or self.request.get("title") or ""
+        ids.extend(str(uuid.uuid5(_BRANCH_IDS, f"{wpid}\n{label}\n{i}")) for i in range(len(ids), count))
         return ids[:count]
 
     def run_code(self, code: str, params: dict[str, Any]) -> dict[str, Any]:
         runner = self._code_runner or shared_runner()
-        return runner.run(code, public(params), network=self.network, time_limit=self.code_time_limit)
+        limit = self.code_time_limit
+        remaining = self.stop_signal.remaining() if self.stop_signal is not None else None
+        if remaining is not None:
+            self.stop_signal.check()
+            limit = min(limit, max(remaining, 0.01))
+        answer = runner.run(code, public(params), network=self.network, time_limit=limit)
+        if self.stop_signal is not None:
+            self.stop_signal.check()  # a code block cut short by the run's deadline is the run's
+        return answer
 
     def execute(self, block: dict[str, Any], parent: str | None, index: int | None, value: str | None) -> BlockResult:
         """``execute_safe``: a row, the block's own ``execute``, then stale-output invalidation."""
+        if self.stop_signal is not None:
+            self.stop_signal.check()
         label, kind = block.get("label"), block.get("block_type")
         row = {"label": label, "block_type": kind, "status": "running", "parent": parent,
                "index": index, "value": value, "output": None, "failure_reason": None}
@@ -133,11 +155,14 @@ class Simulation:
         blocks = [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]
         finally_label = self.definition.get("finally_block_label") or None
         main = graphs.strip_finally(blocks, finally_label)
-        if stored_version(self.definition) >= 2:
-            self._walk_graph(main)
-        else:
-            self._walk_list(main)
-        self._run_finally(blocks, finally_label)
+        try:
+            if stored_version(self.definition) >= 2:
+                self._walk_graph(main)
+            else:
+                self._walk_list(main)
+            self._run_finally(blocks, finally_label)
+        except stops.RunStopped as stopped:
+            self._stopped(stopped)
         if self.status == "running":
             self.status = "completed"
         return {
@@ -199,6 +224,16 @@ class Simulation:
             return False
         self._stop(*outcome)
         return True
+
+    def _stopped(self, stopped: stops.RunStopped) -> None:
+        """The run's deadline passed or it was canceled: the blocks still open end with the run's
+        status, and nothing more runs (not the finally block either)."""
+        self._row_stack.clear()
+        for row in self.trace:
+            if row["status"] == "running":
+                row.update(status=stopped.status, failure_reason=stopped.reason)
+                self._notify(row)
+        self.status, self.failure_reason = stopped.status, stopped.reason
 
     def _stop(self, status: str, reason: str | None) -> None:
         if self.status in ("running",):
