@@ -348,7 +348,7 @@ def schema(output: Path, check_only: bool, target_version: str | None) -> None:
 
     if target_version is not None:
         try:
-            check_release(target_version)
+            target_version = check_release(target_version)
         except UnknownRelease as exc:
             click.echo(f"wflint: {exc}", err=True)
             sys.exit(EXIT_USAGE)

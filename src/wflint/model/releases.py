@@ -16,7 +16,9 @@ the differences).
 from __future__ import annotations
 
 #: the modelled releases, oldest first; the last one is the default target
-RELEASES: tuple[str, ...] = ("1.0.48", "1.0.55", "1.0.56")
+RELEASES: tuple[str, ...] = (
+    "1.0.40", "1.0.41", "1.0.42", "1.0.43", "1.0.44", "1.0.45", "1.0.46", "1.0.47", "1.0.48", "1.0.55", "1.0.56",
+)
 NEWEST: str = RELEASES[-1]
 
 #: the service's save-time checks that not every modelled release runs, by the name the
@@ -52,10 +54,21 @@ class UnknownRelease(ValueError):
     """A target version wflint does not model."""
 
 
+def normalize(version: str) -> str:
+    """A release as teams write it, in the form ``RELEASES`` holds: surrounding blanks and a
+    leading ``v`` (``v1.0.44``, as a git tag names it) dropped."""
+    text = version.strip()
+    if text[:1] in ("v", "V") and text[1:2].isdigit():
+        text = text[1:]
+    return text
+
+
 def check_release(version: str) -> str:
-    """``version`` if wflint models it; otherwise an error that lists the modelled ones."""
-    if version in RELEASES:
-        return version
+    """The modelled release ``version`` names (``1.0.44`` or ``v1.0.44``); otherwise an error
+    that lists the modelled ones."""
+    name = normalize(version)
+    if name in RELEASES:
+        return name
     raise UnknownRelease(
         f"wflint does not model release {version!r}; modelled releases: {', '.join(RELEASES)}"
     )
