@@ -43,6 +43,22 @@ CHECKS: dict[str, tuple[str | None, str | None]] = {
     "webhook_url": ("1.0.55", None),
     # browser_type must be msedge, chrome or stealth-chromium (1.0.48 has no such field)
     "browser_type_values": ("1.0.55", None),
+    # a code block's key 'parameters' is refused (``reject_parameters_field``); before, dropped
+    "code_parameters_key": ("1.0.42", None),
+    # version null is inferred (2 with top-level routing) and version 1 with routing is refused;
+    # before, version is a plain int defaulting to 1 and a v1 definition is never graph-checked
+    "version_inference": ("1.0.44", None),
+    # a loop body's graph joins a conditional's branch ends to its merge point, as the top
+    # level always did; before, a loop body with a conditional and a merge point is disconnected
+    "loop_merge_edges": ("1.0.44", None),
+    # send_email naming an undefined SMTP key is a clean 422; before, the save fails (500 KeyError)
+    "send_email_smtp_keys_422": ("1.0.47", None),
+    # an update body without a definition is the 422 it raises; before, the update route wrapped
+    # FastAPI's HTTPException into a 500 ("Failed to update workflow ... <HTTPException: 422: ...>")
+    "update_http_errors": ("1.0.47", None),
+    # a Bitwarden login parameter with bitwarden_item_id needs no url_parameter_key; before, any
+    # bitwarden_collection_id without url_parameter_key is refused (400)
+    "bitwarden_item_skips_url": ("1.0.44", None),
 }
 
 

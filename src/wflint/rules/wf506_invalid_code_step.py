@@ -63,6 +63,9 @@ CHECKED_ACTION_TYPES = (
 def check(wf):
     rule = sys.modules[__name__]
     rebuilt = wf.release.has_check("code_steps_rebuilt")
+    code = wf.release.BLOCK_TYPES.get("code")
+    if code is None or code.field("steps") is None:
+        return  # before 1.0.42 steps is no field: dropped unread (WF104 says so)
     for b in wf.blocks_of("code"):
         steps = b.data.get("steps")
         if not isinstance(steps, list):
