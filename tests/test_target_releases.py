@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from wflint.api import check_bytes, check_text
 from wflint.cli import main
-from wflint.config import Config, ConfigError, discover, load
+from wflint.project.config import Config, ConfigError, discover, load
 from wflint.model import RELEASES
 from wflint.model.release_diff import differences, markdown_table
 from wflint.model.releases import UnknownRelease, check_release
-from wflint.release_pin import find_pin
+from wflint.project.release_pin import find_pin
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .records import Record, assign
+from ..core.records import Record, assign
 
 #: ``skyvern``, optionally with extras, pinned exactly (PEP 508, as pip reads a requirement line)
 _REQUIREMENT = re.compile(
