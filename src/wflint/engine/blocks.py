@@ -96,6 +96,8 @@ def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.ctx.record_output(label, {"status": "failed", "failure_reason": reason, "errors": []})
         return failed(reason)
     answer = rt.run_code(source, params)
+    if answer.get("kind") not in ("insecure", "error_code_args"):
+        rt.tasks_created += 1  # ``create_task_and_step``: the code's actions are recorded as a task
     if answer.get("printed"):
         rt.note_input("printed", "".join(answer["printed"]))
     if answer.get("ok"):

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..checks.service_checks import uses_v2_constructs
 from . import blocks as leaf
 from . import control, io_blocks, semantics
 from . import graph as graphs
@@ -53,6 +54,7 @@ class Simulation:
         self.page_url = "about:blank"
         #: whether a browser exists yet (a code block or a task opened one)
         self.browser_open = False
+        self.tasks_created = 0
         self._row_stack: list[int] = []
         self._branch_ids: dict[str, list[str]] = {}
 
@@ -92,6 +94,8 @@ class Simulation:
             self.ctx.record_output(label, None)  # a failed iteration's stale output must not leak
         # a block row keeps no empty output ({} or []): it reads null, while the run's outputs keep it
         row_output = result.output if result.output not in ({}, [], "") else None
+        if isinstance(row_output, str):
+            row_output = {"value": row_output}  # ``build_block_result`` wraps text for the row
         row.update(status=result.status, output=public(row_output), failure_reason=result.failure_reason)
         self.errors.extend(result.errors)
         self._notify(row)
@@ -113,15 +117,23 @@ class Simulation:
     def run(self) -> dict[str, Any]:
         name = self.case.get("name")
         wpid = self.request.get("workflow_permanent_id") or "wpid_simulated"
+        if not [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]:
+            # ``WorkflowHasNoBlocks`` (``resolve_workflow_for_run``), before the parameters
+            return {"name": name, "http_status": 400, "body": {"detail": semantics.NO_BLOCKS_TO_RUN.format(wpid=wpid)}}
         try:
             parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid)
         except RefusedRun as refused:
             return {"name": name, "http_status": 400, "body": {"detail": refused.detail}}
         self.ctx = RunContext(self.request, parameters)
+        unavailable = semantics.unavailable_secret_store(self.definition.get("parameters") or [])
+        if unavailable:
+            # ``initialize_workflow_run_context``: the run fails before any block (no finally)
+            return {"name": name, "status": "failed", "failure_reason": unavailable, "errors": [],
+                    "outputs": None, "trace": [], "llm_prompts": []}
         blocks = [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]
         finally_label = self.definition.get("finally_block_label") or None
         main = graphs.strip_finally(blocks, finally_label)
-        if (self.definition.get("version") or 1) >= 2:
+        if stored_version(self.definition) >= 2:
             self._walk_graph(main)
         else:
             self._walk_list(main)
@@ -203,6 +215,17 @@ class Simulation:
         outcome = _terminal_outcome(block, result)
         if outcome is not None and not was_final:
             self._stop(*outcome)
+
+
+def stored_version(definition: dict[str, Any]) -> int:
+    """The version the service stores, which decides list order (1) or graph (2): a definition
+    without ``version`` that routes with ``next_block_label`` or a conditional is stored as 2
+    (an explicit 1 with such routing is refused at save time)."""
+    version = definition.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        return version
+    top = [(b.get("block_type"), b.get("next_block_label")) for b in definition.get("blocks") or [] if isinstance(b, dict)]
+    return 2 if uses_v2_constructs(top) else 1
 
 
 def _conditional_labels(blocks: list[Any]) -> set[str]:
