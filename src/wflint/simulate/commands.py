@@ -23,10 +23,12 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
 
     try:
         if target_version is not None:
-            from ..model.releases import RELEASES
+            from ..model.releases import RELEASES, UnknownRelease, check_release
 
-            if target_version not in RELEASES:
-                raise LoadError(f"unknown release {target_version!r} (modelled: {', '.join(RELEASES)})")
+            try:
+                target_version = check_release(target_version)
+            except UnknownRelease:
+                raise LoadError(f"unknown release {target_version!r} (modelled: {', '.join(RELEASES)})") from None
         loaded = load_workflow(workflow)
         cases: list[dict[str, Any]] = []
         for path in case_files:
