@@ -115,7 +115,7 @@ def test_a_malformed_test_file_is_a_usage_error(tmp_path):
     (tmp_path / "w.test.yaml").write_text("cases:\n  - name: a\n    expect: {statsu: completed}\n")
     result = run("test", str(tmp_path))
     assert result.exit_code == 2
-    assert "unknown expectation(s) statsu" in result.output
+    assert "unknown key 'statsu' (did you mean 'status'?)" in result.output
     assert run("test", str(tmp_path / "nothing-here")).exit_code == 2
 
 

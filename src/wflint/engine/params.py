@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import semantics
+from . import secrets, semantics
+from .secrets import Vault
 
 
 class RefusedRun(Exception):
@@ -59,8 +60,14 @@ def convert(kind: str, value: Any) -> Any:
     return stored
 
 
-def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dict[str, Any]:
-    """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail."""
+def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str, secret_values: dict[str, Any] | None = None,
+            vault: Vault | None = None, missing_secrets: list[str] | None = None) -> dict[str, Any]:
+    """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail.
+
+    A secret-bearing parameter with a value in ``secret_values`` (the case's ``secrets:``) renders
+    as the engine's placeholders, its values registered in ``vault``; one without a value that a
+    block refers to is named in ``missing_secrets`` and renders as a stand-in."""
+    secret_values = secret_values or {}
     values: dict[str, Any] = {}
     missing: list[str] = []
     declared = [p for p in definition.get("parameters") or [] if isinstance(p, dict)]
@@ -89,10 +96,18 @@ def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dic
     for param in declared:
         kind = param.get("parameter_type")
         key = param.get("key")
-        if kind == "context" or kind == "output" or not key or key in values:
+        if not key or kind in ("context", "output"):
+            continue
+        if secrets.secret_kind(param) is not None:
+            if key in secret_values and vault is not None:
+                values[key] = vault.register(param, secret_values[key])
+                continue
+            if missing_secrets is not None and secrets.needed(definition, key):
+                missing_secrets.append(key)
+        if key in values:
             continue
         if kind == "workflow":
             values.setdefault(key, None)
-        else:  # secrets and credentials: the engine resolves them to placeholders for templates
+        else:  # a secret the case does not give: a stand-in that names it
             values[key] = {"context": param.get("description") or "", "simulated_secret": key}
     return values

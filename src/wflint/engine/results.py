@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .context import RunContext
+from .http_double import HttpDouble
+from .secrets import Vault
 from .stubs import Stubs
 
 
@@ -44,6 +46,10 @@ class Runtime(Protocol):
     conditional_labels: set[str]
     page_url: str
     browser_open: bool
+    #: the run's registered secrets (placeholders and their values)
+    vault: Vault
+    #: the case's http: table, and every request made
+    http: HttpDouble
 
     def note_input(self, name: str, value: Any) -> None: ...
 

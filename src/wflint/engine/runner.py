@@ -13,8 +13,10 @@ from . import control, io_blocks, semantics
 from . import graph as graphs
 from .code_runner import DEFAULT_TIME_LIMIT, CodeRunner, shared_runner
 from .context import RunContext, public
+from .http_double import HttpDouble
 from .params import RefusedRun, resolve
 from .results import BlockResult
+from .secrets import Vault
 from .stubs import Stubs
 
 _EXECUTORS: dict[str, Callable[..., BlockResult]] = {
@@ -39,6 +41,10 @@ class Simulation:
         self.code_time_limit = code_time_limit
         self._code_runner = code_runner
         self.stubs = Stubs(self.case)
+        self.vault = Vault()
+        self.http = HttpDouble(self.case.get("http"))
+        #: secret-bearing parameters a block refers to that the case's ``secrets:`` does not give
+        self.missing_secrets: list[str] = []
         mapping = self.definition.get("error_code_mapping")
         self.workflow_error_mapping: dict[str, str] = dict(mapping) if isinstance(mapping, dict) else {}
         self.llm_prompts: list[dict[str, str]] = []
@@ -106,7 +112,7 @@ class Simulation:
 
     def _notify(self, row: dict[str, Any]) -> None:
         if self.on_block is not None:
-            self.on_block(copy.deepcopy(row))
+            self.on_block(self.vault.mask(copy.deepcopy(row)))
 
     # ------------------------------------------------------------------ the run
 
@@ -114,7 +120,8 @@ class Simulation:
         name = self.case.get("name")
         wpid = self.request.get("workflow_permanent_id") or "wpid_simulated"
         try:
-            parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid)
+            parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid,
+                                 dict(self.case.get("secrets") or {}), self.vault, self.missing_secrets)
         except RefusedRun as refused:
             return {"name": name, "http_status": 400, "body": {"detail": refused.detail}}
         self.ctx = RunContext(self.request, parameters)
@@ -128,11 +135,14 @@ class Simulation:
         self._run_finally(blocks, finally_label)
         if self.status == "running":
             self.status = "completed"
-        return {
+        # no secret value leaves the run: the trace, the rendered inputs and the requests are masked
+        self.inputs = self.vault.mask(self.inputs)
+        self.http.requests = self.vault.mask(self.http.requests)
+        return self.vault.mask({
             "name": name, "status": self.status, "failure_reason": self.failure_reason,
             "errors": self.errors, "outputs": self.ctx.final_outputs(),
             "trace": self.trace, "llm_prompts": self.llm_prompts,
-        }
+        })
 
     def _walk_list(self, blocks: list[dict[str, Any]]) -> None:
         for block in blocks:

@@ -18,7 +18,7 @@ from .loading import LoadError, load_cases, load_workflow
 
 def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, network: bool,
                      target_version: str | None, echo: Callable[..., Any]) -> int:
-    from .runs import run_case
+    from .runs import CaseRun, run_case
     from .timeline import render_trace
 
     try:
@@ -40,15 +40,15 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
         echo(f"wflint: warning: {diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
     refusal = loaded.refusal()
     try:
-        results = [({"name": case.get("name"), **refusal}, [], []) if refusal else run_case(loaded.request, case, network=network)
-                   for case in cases]
+        runs = [CaseRun({"name": case.get("name"), **refusal}) if refusal else run_case(loaded.request, case, network=network)
+                for case in cases]
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
         return EXIT_INTERNAL
     if fmt == "json":
-        echo(json.dumps([result for result, _, _ in results], indent=2, default=str, ensure_ascii=False))
+        echo(json.dumps([run.result for run in runs], indent=2, default=str, ensure_ascii=False))
     else:
-        echo("\n".join(render_trace(result, inputs, notes) for result, inputs, notes in results), nl=False)
+        echo("\n".join(render_trace(run.result, run.inputs, run.unstubbed, run.missing_secrets) for run in runs), nl=False)
     return EXIT_OK
 
 

@@ -49,6 +49,8 @@ def text(suite: SuiteResult, *, coverage: bool = False) -> str:
                 lines.append(f"run: {case.result.get('status')}"
                              + (f" ({case.result.get('failure_reason')})" if case.result.get("failure_reason") else ""))
                 lines.append(f"path: {printable(path)}")
+            if case.run is not None and case.run.unstubbed:
+                lines.append(f"no stub, default used: {printable(', '.join(case.run.unstubbed))}")
             lines.append("")
     if coverage:
         lines.extend(_coverage_lines(suite))

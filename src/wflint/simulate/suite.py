@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import testfile
 from .coverage import Coverage
-from .expect import KNOWN, Failure, judge
-from .loading import LoadError, check_case, load_workflow, read_data
-from .runs import run_case
+from .expect import Failure, judge
+from .loading import LoadError, load_workflow
+from .runs import CaseRun, run_case
+from .test_schema import TEST_FILE
+from .testfile import FileProblems
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml", ".test.json")
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
@@ -35,6 +38,8 @@ class CaseResult:
     error: str | None = None
     result: dict[str, Any] | None = None
     seconds: float = 0.0
+    #: the run: its rendered inputs, requests, and what ran on a default
+    run: CaseRun | None = None
 
     @property
     def passed(self) -> bool:
@@ -97,27 +102,45 @@ def workflow_for(test_file: Path, data: dict[str, Any]) -> Path:
     raise LoadError(f"{test_file}: no workflow beside it ({base}.yaml, .yml or .json); name one with 'workflow:'")
 
 
-def read_test_file(path: Path) -> tuple[Path, list[dict[str, Any]], bool | None]:
+def read_test_file(path: Path) -> tuple[Path, list[dict[str, Any]], bool | None, testfile.Document]:
+    """The workflow a test file tests, its cases (file-level ``secrets`` and ``http`` merged in)
+    and its ``network``; ``FileProblems`` naming every problem (exit 2)."""
     if not is_test_file(path):
-        raise LoadError(f"{path}: not a test file (name it NAME.test.yaml beside NAME.yaml)")
-    data = read_data(path)
-    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-        raise LoadError(f"{path}: a test file is a mapping with a 'cases' list")
+        raise FileProblems([f"{path}: not a test file (name it NAME.test.yaml beside NAME.yaml)"])
+    doc = testfile.read(path)
+    if not isinstance(doc.data, dict):
+        raise FileProblems([f"{path}:1:1: a test file is a mapping with a 'cases' list"])
+    testfile.validate(doc, TEST_FILE)
+    data = doc.data
+    if not isinstance(data.get("cases"), list):
+        raise FileProblems(doc.problems)
+    try:
+        workflow_path = workflow_for(path, data)
+    except LoadError as exc:
+        raise FileProblems([*doc.problems, str(exc)]) from None
     cases = []
+    shared_secrets, shared_http = data.get("secrets") or {}, data.get("http") or []
+    shared_secrets = shared_secrets if isinstance(shared_secrets, dict) else {}
+    shared_http = shared_http if isinstance(shared_http, list) else []
     for index, case in enumerate(data["cases"]):
-        where = f"{path}: case {index + 1}"
-        if not isinstance(case, dict):
-            raise LoadError(f"{where} is not a mapping")
-        check_case(case, where)
-        expect = case.get("expect") or {}
-        if not isinstance(expect, dict):
-            raise LoadError(f"{where}: 'expect' must be a mapping")
-        unknown = sorted(set(expect) - KNOWN)
-        if unknown:
-            raise LoadError(f"{where}: unknown expectation(s) {', '.join(unknown)} (known: {', '.join(sorted(KNOWN))})")
-        cases.append({**case, "name": str(case.get("name") or f"case {index + 1}")})
+        case = case if isinstance(case, dict) else {}
+        merged = {**case, "name": str(case.get("name") or f"case {index + 1}")}
+        if shared_secrets and isinstance(case.get("secrets", {}), dict):
+            merged["secrets"] = {**shared_secrets, **(case.get("secrets") or {})}
+        if shared_http and isinstance(case.get("http", []), list):
+            merged["http"] = [*(case.get("http") or []), *shared_http]
+        cases.append(merged)
     network = data.get("network") if isinstance(data.get("network"), bool) else None
-    return workflow_for(path, data), cases, network
+    return workflow_path, cases, network, doc
+
+
+def check_against(doc: testfile.Document, cases: list[dict[str, Any]], request: dict[str, Any]) -> None:
+    """``FileProblems`` for the stubs, expectations and parameters that name nothing in the workflow."""
+    names = testfile.WorkflowNames.of(request)
+    for index, case in enumerate(cases):
+        testfile.check_names(doc, case, ("cases", index), names)
+    if doc.problems:  # the schema's problems too: the file is reported whole
+        raise FileProblems(doc.problems)
 
 
 def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = False) -> SuiteResult:
@@ -126,9 +149,13 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
     for test_file in find_test_files(paths):
         shown = str(test_file)
         try:
-            workflow_path, cases, file_network = read_test_file(test_file)
-            workflow = load_workflow(workflow_path)
-        except LoadError as exc:
+            workflow_path, cases, file_network, doc = read_test_file(test_file)
+            try:
+                workflow = load_workflow(workflow_path)
+            except LoadError as exc:
+                raise FileProblems([*doc.problems, str(exc)]) from None
+            check_against(doc, cases, workflow.request)
+        except (LoadError, FileProblems) as exc:
             suite.cases.append(CaseResult(shown, "", "<file>", error=str(exc)))
             continue
         coverage = suite.coverage.setdefault(workflow.path, Coverage.of(workflow.request))
@@ -136,26 +163,29 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
             if keyword and not keyword_matches(keyword, f"{shown}::{case['name']}"):
                 suite.deselected += 1
                 continue
-            begun = time.perf_counter()
-            use_network = case.get("network") if isinstance(case.get("network"), bool) else (
-                file_network if file_network is not None else network)
-            stub_case = {k: v for k, v in case.items() if k not in ("expect", "network")}
-            refusal = workflow.refusal()
-            try:
-                if refusal:
-                    result, inputs = {"name": case["name"], **refusal}, []
-                else:
-                    result, inputs, _ = run_case(workflow.request, stub_case, network=use_network)
-            except Exception as exc:  # noqa: BLE001 - one broken case must not hide the others
-                suite.cases.append(CaseResult(shown, workflow.path, case["name"],
-                                              error=f"internal error: {type(exc).__name__}: {exc}"))
-                continue
-            coverage.add(result)
-            failures = judge(case.get("expect") or {}, result, inputs)
-            suite.cases.append(CaseResult(shown, workflow.path, case["name"], failures, None, result,
-                                          time.perf_counter() - begun))
+            suite.cases.append(run_one(shown, workflow, case, file_network, network, coverage))
     suite.seconds = time.perf_counter() - started
     return suite
+
+
+def run_one(shown: str, workflow: Any, case: dict[str, Any], file_network: bool | None, network: bool,
+            coverage: Coverage) -> CaseResult:
+    begun = time.perf_counter()
+    use_network = case.get("network") if isinstance(case.get("network"), bool) else (
+        file_network if file_network is not None else network)
+    stub_case = {k: v for k, v in case.items() if k not in ("expect", "network")}
+    refusal = workflow.refusal()
+    try:
+        if refusal:
+            run = CaseRun({"name": case["name"], **refusal})
+        else:
+            run = run_case(workflow.request, stub_case, network=use_network)
+        coverage.add(run.result)
+        failures = judge(case.get("expect") or {}, run, case, hermetic=not use_network)
+    except Exception as exc:  # noqa: BLE001 - one broken case must not hide the others
+        return CaseResult(shown, workflow.path, case["name"], error=f"internal error: {type(exc).__name__}: {exc}")
+    return CaseResult(shown, workflow.path, case["name"], failures, None, run.result,
+                      time.perf_counter() - begun, run)
 
 
 # --------------------------------------------------------------------------- -k expressions
