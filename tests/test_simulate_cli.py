@@ -152,7 +152,7 @@ def test_simulate_refused_run_and_bad_paths(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     result = run("simulate", str(SIM / "loops.yaml"), str(bad))
-    assert result.exit_code == 2 and "not valid JSON" in result.output
+    assert result.exit_code == 2 and "bad.json:1:2: could not parse JSON" in result.output
     assert run("simulate", str(SIM / "loops.yaml"), "--target-version", "9.9.9").exit_code == 2
 
 

@@ -36,7 +36,8 @@ class Failure:
 
 def _show(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= 600 else text[:597] + "..."
+    limit = 2000 if "\n" in text else 600  # a list of requests, one a line
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def matches(expected: Any, actual: Any) -> bool:
@@ -165,11 +166,12 @@ def _requests(index: int, want: dict[str, Any], requests: list[dict[str, Any]]) 
               if (want.get("block") is None or r.get("block") == want["block"])
               and all(matches(want[key], r.get(key)) for key in ("method", "url", "headers", "body") if key in want)]
     filters = {k: v for k, v in want.items() if k != "count"}
-    seen = [shown(r) for r in requests] or "no request was made"
+    # one request a line, under the "actual:" label
+    seen = ("\n" + " " * 12).join(shown(r) for r in requests) or "no request was made"
     if "count" in want:
         if not matches(want["count"], len(chosen)):
-            return [Failure(f"requests[{index}] count", {"count": want["count"], "of": filters},
-                            {"count": len(chosen), "requests made": seen})]
+            return [Failure(f"requests[{index}] count: {len(chosen)} request(s) match {json.dumps(filters, default=str)}",
+                            want["count"], seen)]
         return []
     if not chosen:
         return [Failure(f"requests[{index}]: no request matches", filters, seen,
