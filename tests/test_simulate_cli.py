@@ -83,11 +83,11 @@ def test_k_expressions(expression, name, expected):
 
 def test_coverage_names_the_untested_blocks_and_branches(project):
     result = run("test", str(project), "-k", "small", "--coverage")
-    assert "blocks 2/3, branches 1/2" in result.output
+    assert "blocks 2/3 (66.7%), branches 1/2 (50%)" in result.output
     assert "untested blocks: big" in result.output
     assert "untested branch: c #0 if -> big" in result.output
     data = json.loads(run("test", str(project), "--coverage", "--format", "json").output)
-    cov = next(iter(data["coverage"].values()))
+    cov = next(iter(data["coverage"]["workflows"].values()))
     assert cov["blocks_hit"] == 3 and cov["untested_branches"] == []
 
 
@@ -180,3 +180,31 @@ def test_a_yaml_workflow_runs_as_the_service_stores_it_labels_sanitized(tmp_path
     trace = json.loads(run("simulate", str(flow), "--format", "json").stdout)[0]
     assert [row["label"] for row in trace["trace"]] == ["first_step", "use"]
     assert trace["outputs"]["use_output"] == {"y": 1}
+
+
+def test_coverage_lists_workflows_without_tests_and_fail_under_fails_below_the_floor(project):
+    (project / "orphan.yaml").write_text(
+        "title: Orphan\nworkflow_definition:\n  version: 2\n  parameters: []\n  blocks:\n"
+        "    - {block_type: code, label: a, code: 'x = 1'}\n")
+    (project / "notes.yaml").write_text("just: notes\n")  # not a workflow: not listed
+    result = run("test", str(project), "-k", "small", "--coverage")
+    assert "workflows without tests (1):" in result.output and "orphan.yaml (blocks 1, branches 0)" in result.output
+    assert "notes.yaml" not in result.output
+    # blocks 2 of 4 (orphan's block counts, unhit), branches 1 of 2: 3 of 6
+    assert "total: 50% (blocks 2/4 50%, branches 1/2 50%)" in result.output
+    below = run("test", str(project), "-k", "small", "--fail-under", "60")
+    assert below.exit_code == 1 and "coverage 50% is under --fail-under 60%" in below.output
+    assert run("test", str(project), "-k", "small", "--fail-under", "50").exit_code == 0
+
+
+def test_json_and_junit_carry_the_coverage(project, tmp_path):
+    data = json.loads(run("test", str(project), "--format", "json", "--coverage").output)
+    flow = next(v for k, v in data["coverage"]["workflows"].items() if k.endswith("flow.yaml"))
+    assert flow["blocks_percent"] == 100.0 and flow["branches_percent"] == 100.0
+    assert data["coverage"]["total"]["percent"] == 100.0 and data["coverage"]["untested_workflows"] == {}
+    out = tmp_path / "report.xml"
+    run("test", str(project), "--format", "junit", "--coverage", "-o", str(out))
+    xmlschema.XMLSchema(str(DATA / "junit-10.xsd")).validate(str(out))
+    suite = next(iter(JUnitXml.fromfile(str(out))))
+    props = {p.name: p.value for p in suite.properties()}
+    assert props["coverage.blocks"] == "3/3" and props["coverage.total_percent"] == "100.0"

@@ -53,12 +53,14 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
 
 
 def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage: bool, network: bool,
-                 output_file: Path | None, echo: Callable[..., Any]) -> int:
+                 output_file: Path | None, echo: Callable[..., Any], *, fail_under: float | None = None,
+                 changed: bool = False) -> int:
     from . import reports
     from .suite import run_suite
 
     try:
-        suite = run_suite(list(paths), keyword=keyword, network=network)
+        suite = run_suite(list(paths), keyword=keyword, network=network, find_untested=coverage and not changed,
+                          changed=changed)
     except LoadError as exc:
         echo(f"wflint: {exc}", err=True)
         return EXIT_USAGE
@@ -66,6 +68,9 @@ def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
         return EXIT_INTERNAL
     if not suite.cases and not suite.deselected:
+        if changed:  # a commit that touches no tested workflow and no test file
+            echo("wflint test: no test file for the changed files")
+            return EXIT_OK
         echo("wflint: no test files found (name them NAME.test.yaml beside NAME.yaml)", err=True)
         return EXIT_USAGE
     text = reports.FORMATS[fmt](suite, coverage=coverage)
@@ -79,8 +84,13 @@ def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage
         echo(reports.summary(suite))
     else:
         echo(text, nl=False)
+    under = fail_under is not None and suite.total()["percent"] < fail_under
+    if under:
+        echo(f"wflint: coverage {suite.total()['percent']:g}% is under --fail-under {fail_under:g}%", err=True)
     if any(c.failures for c in suite.cases):
         return EXIT_FINDINGS
     if any(c.error and c.name == "<file>" for c in suite.cases):
         return EXIT_USAGE
-    return EXIT_INTERNAL if any(c.error for c in suite.cases) else EXIT_OK
+    if any(c.error for c in suite.cases):
+        return EXIT_INTERNAL
+    return EXIT_FINDINGS if under else EXIT_OK

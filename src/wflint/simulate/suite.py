@@ -54,8 +54,15 @@ class CaseResult:
 class SuiteResult:
     cases: list[CaseResult] = field(default_factory=list)
     coverage: dict[str, Coverage] = field(default_factory=dict)
+    #: workflows under the paths that no test file tests (with ``find_untested``), nothing hit
+    untested: dict[str, Coverage] = field(default_factory=dict)
     deselected: int = 0
     seconds: float = 0.0
+
+    def total(self) -> dict[str, Any]:
+        from .coverage import total
+
+        return total([*self.coverage.values(), *self.untested.values()])
 
     @property
     def failed(self) -> list[CaseResult]:
@@ -143,10 +150,14 @@ def check_against(doc: testfile.Document, cases: list[dict[str, Any]], request: 
         raise FileProblems(doc.problems)
 
 
-def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = False) -> SuiteResult:
+def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = False,
+              find_untested: bool = False, changed: bool = False) -> SuiteResult:
+    """Run the test files under ``paths``. ``changed``: the paths are changed files (as pre-commit
+    names them): run the test files among them and those of the workflows among them, nothing
+    else. ``find_untested``: also list the workflows under the paths that no test file tests."""
     started = time.perf_counter()
     suite = SuiteResult()
-    for test_file in find_test_files(paths):
+    for test_file in (tests_for_changed(paths) if changed else find_test_files(paths)):
         shown = str(test_file)
         try:
             workflow_path, cases, file_network, doc = read_test_file(test_file)
@@ -164,8 +175,44 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
                 suite.deselected += 1
                 continue
             suite.cases.append(run_one(shown, workflow, case, file_network, network, coverage))
+    if find_untested:
+        from .untested import untested_workflows
+
+        tested = {Path(p).resolve() for p in suite.coverage} | {Path(c.workflow).resolve() for c in suite.cases if c.workflow}
+        suite.untested = untested_workflows(paths, tested)
     suite.seconds = time.perf_counter() - started
     return suite
+
+
+def tests_for_changed(paths: list[str]) -> list[Path]:
+    """The test files to run for a commit that changes ``paths``: the test files among them, the
+    test file beside each workflow among them, and any test file whose ``workflow:`` names one.
+    A path that is neither (a config file, a README) is left alone; a deleted one too."""
+    found: list[Path] = []
+    workflows: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_file():
+            continue
+        if is_test_file(path):
+            found.append(path)
+        elif path.suffix.lower() in WORKFLOW_SUFFIXES:
+            beside = test_file_for(path)
+            if beside is not None:
+                found.append(beside)
+            workflows.add(path.resolve())
+    if workflows:
+        for candidate in _tracked_test_files():
+            if candidate in found:
+                continue
+            try:
+                data = testfile.read(candidate).data
+            except FileProblems:
+                continue
+            if isinstance(data, dict) and isinstance(data.get("workflow"), str) \
+                    and (candidate.parent / data["workflow"]).resolve() in workflows:
+                found.append(candidate)
+    return list(dict.fromkeys(found))
 
 
 def run_one(shown: str, workflow: Any, case: dict[str, Any], file_network: bool | None, network: bool,
@@ -186,6 +233,19 @@ def run_one(shown: str, workflow: Any, case: dict[str, Any], file_network: bool 
         return CaseResult(shown, workflow.path, case["name"], error=f"internal error: {type(exc).__name__}: {exc}")
     return CaseResult(shown, workflow.path, case["name"], failures, None, run.result,
                       time.perf_counter() - begun, run)
+
+
+def _tracked_test_files() -> list[Path]:
+    """The test files git tracks under the current directory (untracked work in progress is not
+    part of a commit); outside a repository, every test file under it."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", *(f"*{s}" for s in TEST_SUFFIXES)],
+                                capture_output=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return find_test_files(["."])
+    return [Path(name) for name in listed.decode("utf-8", "replace").split("\0") if name]
 
 
 # --------------------------------------------------------------------------- -k expressions
