@@ -186,7 +186,7 @@ def why_null(row: dict[str, Any], field: str, case: dict[str, Any], run: Any, *,
         return (f"a blocks: stub replaces {label}: nothing of the block ran or rendered"
                 + ("; stub what it talks to instead (tasks:, llm:, http:) to see what it renders" if rendered else ""))
     if rendered:
-        from .test_schema import INPUT_FIELDS
+        from ..model.test_file import INPUT_FIELDS
 
         fields = INPUT_FIELDS.get("task" if kind not in INPUT_FIELDS else kind, ())
         if field not in fields:

@@ -61,7 +61,7 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
     """The cases of a case file: one mapping, a list of them, ``{"cases": [...]}``, or JSON lines
     (``.jsonl``); an engine-oracle case ``{"name", "workflow", "case": {...}}`` gives its stub table.
     Read through the document stage's limits and checked against the case schema (``testfile``)."""
-    from .test_schema import CASE
+    from ..model.test_file import CASE
     from .testfile import FileProblems, read, validate
 
     try:
@@ -74,7 +74,7 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
             shared: dict[str, Any] = {}
             if isinstance(data, dict) and isinstance(data.get("cases"), list):
                 # a test file: its file-level secrets and http rules go to every case, as in wflint test
-                from .test_schema import TEST_FILE
+                from ..model.test_file import TEST_FILE
 
                 validate(doc, TEST_FILE)
                 shared = {k: data[k] for k in ("secrets", "http") if k in data}

@@ -20,7 +20,7 @@ from .coverage import Coverage
 from .expect import Failure, judge
 from .loading import LoadError, load_workflow
 from .runs import CaseRun, run_case
-from .test_schema import TEST_FILE
+from ..model.test_file import TEST_FILE
 from .testfile import FileProblems
 
 TEST_SUFFIXES = (".test.yaml", ".test.yml", ".test.json")

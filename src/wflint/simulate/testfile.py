@@ -2,7 +2,7 @@
 
 A test file is read through the document stage, with the limits a workflow file meets (size,
 depth, nodes, alias expansion: a nine-line alias bomb is refused, not expanded), validated
-against its JSON Schema (``test_schema``: unknown keys are errors, with a did-you-mean), and
+against its JSON Schema (``model.test_file``: unknown keys are errors, with a did-you-mean), and
 checked against the workflow it tests: a stub, an expectation or a parameter that names no
 block or parameter of the workflow is an error too. Every problem of a file is reported with
 its line and column; a file with problems runs none of its cases (exit 2), the others still run.
@@ -23,7 +23,7 @@ from ..document.nodes import Node
 from ..document.parse import parse
 from ..document.source import decode
 from ..engine import secrets
-from . import test_schema
+
 
 #: stub tables and the block types whose execution each one stands in for (None: any type)
 _STUB_TYPES: dict[str, frozenset[str] | None] = {

@@ -1,6 +1,7 @@
-"""The JSON Schema of ``*.test.yaml`` files and of case files (one source: ``wflint test`` validates
-with it, ``wflint schema`` writes it as ``test-file.schema.json``, and the language server
-completes and explains test files from it). Unknown keys are errors everywhere: a misspelt
+"""The JSON Schema of wflint's own ``*.test.yaml`` files and case files: not the service's model,
+but kept beside it so every stage can read it (one source: ``wflint test`` validates with it,
+``wflint schema`` writes it as ``test-file.schema.json``, the mock checks its stub tables with
+it, and the language server completes and explains test files from it). Unknown keys are errors everywhere: a misspelt
 ``task:`` must not pass silently. The descriptions are what an editor shows on hover.
 """
 
