@@ -94,3 +94,41 @@ def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage
     if any(c.error for c in suite.cases):
         return EXIT_INTERNAL
     return EXIT_FINDINGS if under else EXIT_OK
+
+
+def record_run(run_id: str, workflow: Path, base_url: str, api_key: str | None, output: Path | None,
+               case_name: str | None, force: bool, echo: Callable[..., Any]) -> int:
+    """``wflint record``: read the run, write the case, replay it (exit 1 when it does not pass)."""
+    import os
+
+    from . import reports
+    from .record import RecordError, case_from_run, fetch, test_file_text
+    from .suite import TEST_SUFFIXES, run_suite
+
+    try:
+        loaded = load_workflow(workflow)
+        target = output or workflow.with_name(workflow.name[: -len(workflow.suffix)] + TEST_SUFFIXES[0])
+        if target.exists() and not force:
+            raise LoadError(f"{target} exists: name another file with -o, or overwrite it with --force")
+        run, timeline = fetch(base_url, run_id, api_key)
+        case = case_from_run(loaded.request, run, timeline, case_name or f"recorded {run_id}")
+    except (LoadError, RecordError) as exc:
+        echo(f"wflint: {exc}", err=True)
+        return EXIT_USAGE
+    beside = target.resolve().parent == workflow.resolve().parent and \
+        target.name.startswith(workflow.name[: -len(workflow.suffix)] + ".test.")
+    relative = None if beside else os.path.relpath(workflow.resolve(), target.resolve().parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(test_file_text(relative, case), encoding="utf-8")
+    except OSError as exc:
+        echo(f"wflint: cannot write {target}: {exc.strerror or exc}", err=True)
+        return EXIT_USAGE
+    echo(f"wrote {target}: {len(case['expect'].get('path') or [])} block executions, run {case['expect'].get('status')}")
+    suite = run_suite([str(target)])
+    if suite.failed:
+        echo(reports.text(suite), nl=False)
+        echo("wflint: the recorded case does not replay as the run went (see above)", err=True)
+        return EXIT_FINDINGS
+    echo(f"replayed: {reports.summary(suite)}")
+    return EXIT_OK
