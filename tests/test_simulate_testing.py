@@ -18,7 +18,7 @@ from wflint.engine.secrets import CREDENTIAL_CONTEXT, placeholder
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "fixtures" / "simulate" / "tutorial"
-PASSWORD, TOKEN = "hunter2-but-longer", "tok_live_1234567890"
+PASSWORD, TOKEN = "not-the-real-one", "test-token-123"
 
 
 def run(*args: str):
