@@ -109,22 +109,23 @@ def workflow_for(test_file: Path, data: dict[str, Any]) -> Path:
     raise LoadError(f"{test_file}: no workflow beside it ({base}.yaml, .yml or .json); name one with 'workflow:'")
 
 
-def read_test_file(path: Path) -> tuple[Path, list[dict[str, Any]], bool | None, testfile.Document]:
+def read_test_file(path: Path, text: str | None = None) -> tuple[Path, list[dict[str, Any]], bool | None, testfile.Document]:
     """The workflow a test file tests, its cases (file-level ``secrets`` and ``http`` merged in)
     and its ``network``; ``FileProblems`` naming every problem (exit 2)."""
     if not is_test_file(path):
         raise FileProblems([f"{path}: not a test file (name it NAME.test.yaml beside NAME.yaml)"])
-    doc = testfile.read(path)
+    doc = testfile.read(path, text=text)
     if not isinstance(doc.data, dict):
-        raise FileProblems([f"{path}:1:1: a test file is a mapping with a 'cases' list"])
+        message = "a test file is a mapping with a 'cases' list"
+        raise FileProblems([f"{path}:1:1: {message}"], [testfile.Problem(1, 1, message)])
     testfile.validate(doc, TEST_FILE)
     data = doc.data
     if not isinstance(data.get("cases"), list):
-        raise FileProblems(doc.problems)
+        raise FileProblems(doc.problems, doc.found)
     try:
         workflow_path = workflow_for(path, data)
     except LoadError as exc:
-        raise FileProblems([*doc.problems, str(exc)]) from None
+        raise FileProblems([*doc.problems, str(exc)], [*doc.found, testfile.Problem(1, 1, str(exc))]) from None
     cases = []
     shared_secrets, shared_http = data.get("secrets") or {}, data.get("http") or []
     shared_secrets = shared_secrets if isinstance(shared_secrets, dict) else {}
@@ -147,7 +148,22 @@ def check_against(doc: testfile.Document, cases: list[dict[str, Any]], request: 
     for index, case in enumerate(cases):
         testfile.check_names(doc, case, ("cases", index), names)
     if doc.problems:  # the schema's problems too: the file is reported whole
-        raise FileProblems(doc.problems)
+        raise FileProblems(doc.problems, doc.found)
+
+
+def problems_in(path: Path, text: str) -> list[testfile.Problem]:
+    """Everything wrong with a test file's text (an editor's buffer): what ``wflint test``
+    would report for it before running a case."""
+    try:
+        _workflow, cases, _network, doc = read_test_file(path, text)
+        try:
+            workflow = load_workflow(_workflow)
+        except LoadError as exc:
+            return [*doc.found, testfile.Problem(1, 1, str(exc))]
+        check_against(doc, cases, workflow.request)
+    except FileProblems as exc:
+        return exc.found or [testfile.Problem(1, 1, p) for p in exc.problems]
+    return []
 
 
 def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = False,

@@ -26,7 +26,7 @@ from ..engine import secrets
 
 
 #: stub tables and the block types whose execution each one stands in for (None: any type)
-_STUB_TYPES: dict[str, frozenset[str] | None] = {
+STUB_TYPES: dict[str, frozenset[str] | None] = {
     "blocks": None,
     "tasks": frozenset({"task", "navigation", "extraction", "login", "action", "file_download", "validation",
                         "task_v2", "goto_url"}),
@@ -36,11 +36,24 @@ _STUB_TYPES: dict[str, frozenset[str] | None] = {
 
 
 class FileProblems(Exception):
-    """Everything wrong with one test or case file, each line ``path:line:col: what``."""
+    """Everything wrong with one test or case file, each line ``path:line:col: what``
+    (``found``: the same with spans, when known)."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], found: list["Problem"] | None = None) -> None:
         self.problems = problems
+        self.found = found or []
         super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of a file: where it starts and ends, and what it is."""
+
+    line: int
+    col: int
+    message: str
+    end_line: int = 0
+    end_col: int = 0
 
 
 @dataclass
@@ -50,7 +63,8 @@ class Document:
     root: Node | None
     #: each problem as ``path:line:col: what``, in the order of the file
     problems: list[str] = field(default_factory=list)
-    _found: list[tuple[int, int, str]] = field(default_factory=list)
+    #: the same, with their spans (for an editor)
+    found: list["Problem"] = field(default_factory=list)
 
     def problem(self, where: tuple, message: str) -> None:
         node = self.root.at(where) if self.root is not None else None
@@ -69,29 +83,43 @@ class Document:
 
     def _add(self, node: Node | None, message: str) -> None:
         line, col = (node.start.line, node.start.col) if node is not None else (1, 1)
-        self._found.append((line, col, f"{self.path}:{line}:{col}: {message}"))
-        self.problems = [text for *_, text in sorted(dict.fromkeys(self._found))]
+        end = (node.end.line, node.end.col) if node is not None else (1, 1)
+        self.found.append(Problem(line, col, message, *end))
+        self.found = sorted(dict.fromkeys(self.found), key=lambda f: (f.line, f.col, f.message))
+        self.problems = [f"{self.path}:{f.line}:{f.col}: {f.message}" for f in self.found]
 
 
-def read(path: Path, limits: Limits = DEFAULT_LIMITS) -> Document:
-    """The file's data through the document stage's limits, or ``FileProblems``."""
+def read(path: Path, limits: Limits = DEFAULT_LIMITS, text: str | None = None) -> Document:
+    """The file's data through the document stage's limits, or ``FileProblems``; ``text`` is
+    the file's text when it is not on disk yet (an editor's buffer)."""
     shown = str(path)
-    try:
-        size = path.stat().st_size
-        if size > limits.file_bytes:
-            raise FileProblems([f"{shown}: the file is {size} bytes, over the {limits.file_bytes}-byte limit (WF007)"])
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FileProblems([f"{shown}: cannot be read: {exc.strerror or exc}"]) from None
+    if text is None:
+        try:
+            size = path.stat().st_size
+            if size > limits.file_bytes:
+                raise FileProblems([f"{shown}: the file is {size} bytes, over the {limits.file_bytes}-byte limit (WF007)"])
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise FileProblems([f"{shown}: cannot be read: {exc.strerror or exc}"]) from None
+    else:
+        raw = text.encode("utf-8")
+        if len(raw) > limits.file_bytes:
+            raise FileProblems([f"{shown}: the file is {len(raw)} bytes, over the {limits.file_bytes}-byte limit (WF007)"])
     source, problems = decode(raw, shown)
     if source is None:
-        raise FileProblems([f"{d.path}:{d.line}:{d.column}: {d.message} ({d.code})" for d in problems])
+        raise _parse_problems(problems)
     result = parse(source, limits=limits)
     errors = [d for d in result.diagnostics if d.severity == "error" and d.code != "WF002"]
     if errors or result.root is None:
-        raise FileProblems([f"{d.path}:{d.line}:{d.column}: {d.message} ({d.code})" for d in errors]
-                           or [f"{shown}: the file holds no document"])
+        if not errors:
+            raise FileProblems([f"{shown}: the file holds no document"], [Problem(1, 1, "the file holds no document")])
+        raise _parse_problems(errors)
     return Document(shown, result.root.to_data(), result.root)
+
+
+def _parse_problems(diags: list[Any]) -> FileProblems:
+    return FileProblems([f"{d.path}:{d.line}:{d.column}: {d.message} ({d.code})" for d in diags],
+                        [Problem(d.line, d.column, f"{d.message} ({d.code})", d.end_line, d.end_column) for d in diags])
 
 
 def did_you_mean(word: str, choices: Any) -> str:
@@ -198,7 +226,7 @@ def check_names(doc: Document, case: dict[str, Any], where: tuple, names: Workfl
             doc.key_problem(table_path, key, f"{_where(table_path)}: {name!r} is a {names.blocks[name]} block; "
                             f"{what} stand in for {', '.join(sorted(allowed))} blocks")
 
-    for table, allowed in _STUB_TYPES.items():
+    for table, allowed in STUB_TYPES.items():
         if isinstance(case.get(table), dict):
             for key in case[table]:
                 label((*where, table), key, allowed, f"{table}: stubs")
