@@ -203,3 +203,12 @@ def test_a_failure_report_says_why_a_value_is_null_and_which_defaults_ran(leads)
     assert "why:      a blocks: stub replaces push_to_crm: nothing of the block ran or rendered" in result.output
     assert "block sign_in output" in result.output
     assert "no stub, default used: task:sign_in" in result.output
+
+
+def test_the_json_report_carries_each_cases_requests_masked_and_the_defaults_used():
+    data = json.loads(run("test", str(TUTORIAL), "--format", "json").output)
+    first = data["cases"][0]
+    assert first["defaults_used"] == ["task:sign_in"]
+    [request] = first["requests"]
+    assert request["block"] == "push_to_crm" and request["method"] == "POST" and request["answered_by"] == 0
+    assert request["headers"]["Authorization"] == "Bearer *****" and TOKEN not in json.dumps(data)

@@ -95,6 +95,8 @@ def as_json(suite: SuiteResult, *, coverage: bool = False) -> str:
             "error": c.error,
             "failures": [{"what": f.what, "expected": f.expected, "actual": f.actual} for f in c.failures],
             "status": (c.result or {}).get("status"), "path": [r.get("label") for r in (c.result or {}).get("trace") or []],
+            "requests": c.run.requests if c.run is not None else [],
+            "defaults_used": c.run.unstubbed if c.run is not None else [],
         } for c in suite.cases],
     }
     if coverage:
