@@ -208,3 +208,11 @@ def test_json_and_junit_carry_the_coverage(project, tmp_path):
     suite = next(iter(JUnitXml.fromfile(str(out))))
     props = {p.name: p.value for p in suite.properties()}
     assert props["coverage.blocks"] == "3/3" and props["coverage.total_percent"] == "100.0"
+
+
+def test_coverage_without_any_test_file_lists_every_workflow_as_untested(tmp_path):
+    (tmp_path / "w.yaml").write_text("title: x\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+                                     "    - {block_type: code, label: a, code: 'x = 1'}\n")
+    result = run("test", str(tmp_path), "--coverage")
+    assert result.exit_code == 2 and "no test files found" in result.output
+    assert "w.yaml (blocks 1, branches 0)" in result.output and "total: 0%" in result.output

@@ -71,6 +71,8 @@ def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage
         if changed:  # a commit that touches no tested workflow and no test file
             echo("wflint test: no test file for the changed files")
             return EXIT_OK
+        if coverage and suite.untested:  # nothing tested yet: the coverage says how much is not
+            echo(reports.text(suite, coverage=True), nl=False)
         echo("wflint: no test files found (name them NAME.test.yaml beside NAME.yaml)", err=True)
         return EXIT_USAGE
     text = reports.FORMATS[fmt](suite, coverage=coverage)
