@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import inspect_file
-from ..config import Config
-from ..diagnostics import Diagnostic
+from ..project.config import Config
+from ..core.diagnostics import Diagnostic
 
 
 class LoadError(Exception):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import Config
-from ..discovery import discover
+from ..project.config import Config
+from ..project.discovery import discover
 from ..document.parse import parse
 from ..document.source import decode
 from ..workflow.recognize import recognize

@@ -52,7 +52,7 @@ def _check_tables(stubs: dict[str, Any], where: str) -> None:
     """``http`` and ``secrets`` as ``wflint test`` reads them (one schema: ``model.test_file``)."""
     from jsonschema import Draft202012Validator
 
-    from ..model.test_file import HTTP_TABLE, SECRETS
+    from ...model.test_file import HTTP_TABLE, SECRETS
 
     for key, schema in (("http", HTTP_TABLE), ("secrets", SECRETS)):
         if key in stubs:
