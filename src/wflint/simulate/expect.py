@@ -5,6 +5,9 @@ An expected value is matched as follows: a mapping with one key ``equals``, ``co
 expression searched in the text); any other mapping matches a mapping that has at least those
 keys with matching values; anything else must be equal. Block and input expectations name a
 block by label (its last execution) or ``label[i]`` (its execution in loop iteration ``i``).
+``requests`` entries select the HTTP requests the run made (``engine.http_double``) and count
+them. Besides the expectations, a run fails its case when a block needed a secret the case
+does not give, or, hermetic, made a request no ``http:`` rule answered.
 """
 
 from __future__ import annotations
