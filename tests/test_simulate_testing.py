@@ -212,3 +212,11 @@ def test_the_json_report_carries_each_cases_requests_masked_and_the_defaults_use
     [request] = first["requests"]
     assert request["block"] == "push_to_crm" and request["method"] == "POST" and request["answered_by"] == 0
     assert request["headers"]["Authorization"] == "Bearer *****" and TOKEN not in json.dumps(data)
+
+
+def test_a_secrets_value_given_among_the_parameters_counts_as_given(leads):
+    _write(leads, CRM + "cases:\n  - name: secrets as parameters\n" + HOT_AND_COLD
+           + f"    parameters: {{crm_token: {TOKEN}, portal_login: {{username: u@example.com, password: {PASSWORD}}}}}\n"
+           + "    expect:\n      requests: [{headers: {Authorization: Bearer *****}, count: 1}]\n")
+    result = run("test", str(leads))
+    assert result.exit_code == 0, result.output

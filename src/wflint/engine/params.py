@@ -60,6 +60,16 @@ def convert(kind: str, value: Any) -> Any:
     return stored
 
 
+def _secret_in_parameters(param: dict[str, Any], value: Any) -> bool:
+    """A run parameter that holds a secret's value: any value of a non-workflow secret-bearing
+    parameter, or a credential's fields (a mapping) for a ``credential_id`` workflow parameter
+    (whose run parameter is otherwise the credential's id)."""
+    kind = secrets.secret_kind(param)
+    if kind is None:
+        return False
+    return param.get("parameter_type", "workflow") != "workflow" or isinstance(value, dict)
+
+
 def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str, secret_values: dict[str, Any] | None = None,
             vault: Vault | None = None, missing_secrets: list[str] | None = None) -> dict[str, Any]:
     """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail.
@@ -67,10 +77,13 @@ def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str, secret
     A secret-bearing parameter with a value in ``secret_values`` (the case's ``secrets:``) renders
     as the engine's placeholders, its values registered in ``vault``; one without a value that a
     block refers to is named in ``missing_secrets`` and renders as a stand-in."""
-    secret_values = secret_values or {}
     values: dict[str, Any] = {}
     missing: list[str] = []
     declared = [p for p in definition.get("parameters") or [] if isinstance(p, dict)]
+    # a secret's value given among the run parameters counts as given (the service would ignore
+    # it: no run parameter reaches an AWS secret or a credential); secrets: wins
+    secret_values = {**{p["key"]: given[p["key"]] for p in declared if p.get("key") in given and _secret_in_parameters(p, given[p["key"]])},
+                     **(secret_values or {})}
     workflow_params = [p for p in declared if p.get("parameter_type", "workflow") == "workflow"]
     chosen: list[tuple[dict[str, Any], Any]] = []
     for param in workflow_params:

@@ -231,7 +231,7 @@ def check_names(doc: Document, case: dict[str, Any], where: tuple, names: Workfl
             for key in case[table]:
                 label((*where, table), key, allowed, f"{table}: stubs")
     for key in case.get("parameters") or {} if isinstance(case.get("parameters"), dict) else {}:
-        if key not in names.parameters:
+        if key not in names.parameters and key not in names.secrets:  # a secret's value may come here too
             doc.key_problem((*where, "parameters"), key, f"{_where((*where, 'parameters'))}: {key!r} is no workflow "
                             "parameter of the workflow" + (did_you_mean(key, names.parameters)
                                                             or f" (its parameters: {', '.join(names.parameters) or 'none'})"))
