@@ -28,7 +28,7 @@ class EngineServer:
 
         import uvicorn
 
-        from wflint.server.app import create_app
+        from wflint.server.http.app import create_app
         from wflint.server.cli import listening_socket
         from wflint.server.testing import make_state
 
