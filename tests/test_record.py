@@ -123,3 +123,23 @@ def test_record_refuses_to_overwrite_and_names_an_unknown_run(served, tmp_path):
     (tmp_path / "lead_sync.test.yaml").write_text("cases: []\n")
     exists = record("wr_0000", "--workflow", str(workflow_file), "--url", served)
     assert exists.exit_code == 2 and "exists" in exists.output
+
+
+def test_a_url_the_service_masked_a_secret_in_is_recorded_as_a_pattern_that_replays(tmp_path):
+    from wflint.simulate.record import case_from_run, test_file_text
+
+    request = {"title": "t", "workflow_definition": {"version": 2, "parameters": [
+        {"parameter_type": "aws_secret", "key": "api_key", "aws_key": "k"}], "blocks": [
+        {"block_type": "http_request", "label": "get", "url": "https://api.example.com/v1?key={{ api_key }}"}]}}
+    (tmp_path / "masked.yaml").write_text(yaml.safe_dump(request))
+    run = {"status": "completed", "parameters": {}, "output": {}}
+    timeline = [{"type": "block", "children": [], "block": {
+        "label": "get", "block_type": "http_request", "status": "completed",
+        "output": {"request_method": "GET", "request_url": "https://api.example.com/v1?key=*****",
+                   "status_code": 200, "response_body": {"ok": True}, "response_headers": {}}}}]
+    case = case_from_run(request, run, timeline, "masked")
+    assert case["secrets"] == {"api_key": "RECORDED_SECRET_api_key"}
+    assert case["http"][0]["url_matches"] == r"^https://api\.example\.com/v1\?key=.+$"
+    (tmp_path / "masked.test.yaml").write_text(test_file_text(None, case))
+    replay = CliRunner().invoke(main, ["test", str(tmp_path)], catch_exceptions=False)
+    assert replay.exit_code == 0, replay.output
