@@ -86,3 +86,24 @@ def test_the_test_hook_runs_only_the_cases_of_the_staged_workflow_and_ignores_wo
     unrelated = _run_staged(repo)
     assert unrelated.returncode == 0, unrelated.stdout + unrelated.stderr
     assert "no test file for the changed files" in unrelated.stdout
+
+
+def test_changed_runs_a_tracked_test_file_that_names_the_changed_workflow_elsewhere(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from wflint.cli import main
+
+    repo = tmp_path / "repo"
+    (repo / "flows").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    _git(repo, "init", "-q")
+    (repo / "flows" / "refund.yaml").write_text((TEAM / "refund_request.yaml").read_text())
+    tests = (TEAM / "refund_request.test.yaml").read_text()
+    (repo / "tests" / "refund.test.yaml").write_text("workflow: ../flows/refund.yaml\n" + tests)
+    _git(repo, "add", "-A")
+    (repo / "tests" / "untracked.test.yaml").write_text("workflow: ../flows/refund.yaml\ncases: [{nme: x}]\n")
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, ["test", "--changed", "flows/refund.yaml", ".pre-commit-config.yaml"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("tests/refund.test.yaml ...") and "untracked" not in result.output
