@@ -220,3 +220,10 @@ def test_a_secrets_value_given_among_the_parameters_counts_as_given(leads):
            + "    expect:\n      requests: [{headers: {Authorization: Bearer *****}, count: 1}]\n")
     result = run("test", str(leads))
     assert result.exit_code == 0, result.output
+
+
+def test_junit_and_github_failures_name_the_defaults_used_too(leads):
+    _write(leads, SECRETS + CRM + "cases:\n  - name: wrong\n" + HOT_AND_COLD + "    expect: {status: failed}\n")
+    for fmt in ("junit", "github"):
+        result = run("test", str(leads), "--format", fmt)
+        assert result.exit_code == 1 and "no stub, default used: task:sign_in" in result.output.replace("%0A", "\n")

@@ -12,10 +12,13 @@ from ..report.safe_text import printable, xml_text
 from .suite import CaseResult, SuiteResult
 
 
-def _case_text(case: CaseResult) -> str:
+def _case_text(case: CaseResult, *, defaults: bool = False) -> str:
     if case.error:
         return case.error
-    return "\n".join(f.text() for f in case.failures)
+    text = "\n".join(f.text() for f in case.failures)
+    if defaults and case.run is not None and case.run.unstubbed:
+        text += f"\nno stub, default used: {', '.join(case.run.unstubbed)}"
+    return text
 
 
 def _coverage_lines(suite: SuiteResult) -> list[str]:
@@ -127,7 +130,7 @@ def junit(suite: SuiteResult, *, coverage: bool = False) -> str:
                 err.text = xml_text(case.error)
             elif case.failures:
                 failure = ET.SubElement(tc, "failure", message=xml_text(case.failures[0].what), type="expectation")
-                failure.text = xml_text(_case_text(case))
+                failure.text = xml_text(_case_text(case, defaults=True))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -161,7 +164,7 @@ def github(suite: SuiteResult) -> str:
     lines = []
     for case in suite.failed:
         title = f"wflint test: {case.name}"
-        lines.append(f"::error file={_gh_prop(case.test_file)},title={_gh_prop(title)}::{_gh_data(_case_text(case))}")
+        lines.append(f"::error file={_gh_prop(case.test_file)},title={_gh_prop(title)}::{_gh_data(_case_text(case, defaults=True))}")
     lines.append(summary(suite))
     return "\n".join(lines) + "\n"
 
