@@ -4,7 +4,9 @@ The convention: ``orders.test.yaml`` (or ``.test.yml`` / ``.test.json``) tests t
 ``orders.yaml`` (or ``.yml`` / ``.json``) in the same directory; a ``workflow:`` key names
 another file, relative to the test file. A test file holds ``cases:``, each a stub case of
 ``service-runs.md`` (``name``, ``parameters``, ``blocks``, ``tasks``, ``llm``,
-``prompt_branches``) plus ``expect:`` (see ``expect``) and optionally ``network: true``.
+``prompt_branches``), the ``secrets`` and ``http`` tables (also at the top of the file, for
+every case) plus ``expect:`` (see ``expect``) and optionally ``network: true``. The file is read
+strictly (``testfile``): a problem is the file's error (exit 2), and the other files still run.
 """
 
 from __future__ import annotations
