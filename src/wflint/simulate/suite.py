@@ -144,6 +144,28 @@ def read_test_file(path: Path, text: str | None = None) -> tuple[Path, list[dict
     return workflow_path, cases, network, doc
 
 
+def test_cases(data: Any, where: str) -> tuple[list[dict[str, Any]], bool | None]:
+    """A test file's cases (each named, the file's ``secrets`` and ``http`` merged in) and its
+    ``network`` setting, from its data (``wflint diff`` reads test files from git revisions, not
+    only from disk); ``LoadError`` naming the first thing the test-file schema refuses."""
+    from jsonschema import Draft202012Validator
+
+    error = next(iter(sorted(Draft202012Validator(TEST_FILE).iter_errors(data), key=lambda e: list(map(str, e.path)))), None)
+    if error is not None:
+        at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        raise LoadError(f"{where}: {at.lstrip('.') or 'the file'}: {error.message}")
+    shared_secrets, shared_http = data.get("secrets") or {}, data.get("http") or []
+    cases = []
+    for index, case in enumerate(data["cases"]):
+        merged = {**case, "name": str(case.get("name") or f"case {index + 1}")}
+        if shared_secrets:
+            merged["secrets"] = {**shared_secrets, **(case.get("secrets") or {})}
+        if shared_http:
+            merged["http"] = [*(case.get("http") or []), *shared_http]
+        cases.append(merged)
+    return cases, data.get("network") if isinstance(data.get("network"), bool) else None
+
+
 def check_against(doc: testfile.Document, cases: list[dict[str, Any]], request: dict[str, Any]) -> None:
     """``FileProblems`` for the stubs, expectations and parameters that name nothing in the workflow."""
     names = testfile.WorkflowNames.of(request)
