@@ -43,7 +43,7 @@ def simulate_file(tmp_path: Path, workflow, case: dict, suffix: str = ".json") -
     refusal = loaded.refusal()
     if refusal:
         return {"name": case.get("name"), **refusal}
-    return run_case(loaded.request, case)[0]
+    return run_case(loaded.request, case).result
 
 
 @pytest.fixture(scope="module")

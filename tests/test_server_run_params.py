@@ -54,3 +54,14 @@ def test_values_are_stored_as_their_type_reads_them():
 def test_credential_parameters_may_be_left_out_and_other_kinds_are_not_run_parameters():
     params = [p("cred", "credential_id"), {"parameter_type": "output", "key": "x_output"}]
     assert resolve({"parameters": params}, {}, "wpid_1") == {}
+
+
+def test_a_bound_credential_must_exist_in_the_organization_as_in_the_service():
+    """Offline no credential exists, so the service's 400 answers a bound id, except the mock's
+    own ``--credential`` ids and a credential whose fields the run's stubs give under ``secrets:``."""
+    params = [p("login", "credential_id", default_value="cred_1")]
+    assert "Invalid credential ID: cred_1" in refused(params, {})
+    assert resolve({"parameters": params}, {}, "wpid_1", credentials=frozenset({"cred_1"})) == {"login": "cred_1"}
+    given = {"login": {"username": "bot@example.com", "password": "pw"}}
+    assert resolve({"parameters": params}, {}, "wpid_1", secrets=given) == {"login": "cred_1"}
+    assert "Invalid credential ID: cred_1" in refused(params, {})  # the next run without them: refused again

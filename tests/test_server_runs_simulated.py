@@ -72,3 +72,32 @@ def test_a_missing_parameter_is_refused_before_the_engine_runs(client):
     r = client.post("/v1/run/agents", json={"agent_id": wpid, "parameters": {}}, headers=A)
     assert r.status_code == 400
     assert r.json()["detail"] == f"Missing value for parameter amount in workflow {wpid}"
+
+
+HTTP_REQUEST = {"title": "post to the crm", "workflow_definition": {"version": 2, "parameters": [
+    {"parameter_type": "aws_secret", "key": "crm_token", "aws_key": "crm/token"}], "blocks": [
+    {"block_type": "http_request", "label": "push", "method": "POST", "url": "https://crm.example.com/api/leads",
+     "headers": {"Authorization": "Bearer {{ crm_token }}"}, "body": {"name": "Ada"}}]}}
+
+
+def test_the_mocks_runs_take_the_http_and_secrets_tables_of_wflint_test(client):
+    wpid = client.post("/v1/agents", json={"json_definition": HTTP_REQUEST}, headers=A).json()["workflow_permanent_id"]
+    table = {"secrets": {"crm_token": "tok_live_1234567890"},
+             "http": [{"method": "POST", "url": "https://crm.example.com/api/leads", "status": 201, "body": {"id": 7}}]}
+    assert client.put(f"/_mock/stubs/{wpid}", json=table, headers=A).status_code == 200
+    started = client.post("/v1/run/agents", json={"agent_id": wpid, "parameters": {}}, headers=A)
+    run_id = started.json()["run_id"]
+    assert client.app.state.wflint.run_worker.wait(run_id, 60)
+    reply = client.get(f"/v1/runs/{run_id}", headers=A).json()
+    assert reply["status"] == "completed", reply
+    push = reply["output"]["push_output"]
+    assert push["status_code"] == 201 and push["response_body"] == {"id": 7}
+    assert push["request_headers"]["Authorization"] == "Bearer *****"
+    assert "tok_live_1234567890" not in str(reply)
+
+
+def test_the_mock_refuses_a_malformed_http_table_saying_where(client):
+    wpid = client.post("/v1/agents", json={"json_definition": HTTP_REQUEST}, headers=A).json()["workflow_permanent_id"]
+    refused = client.put(f"/_mock/stubs/{wpid}", json={"http": [{"url": "x", "status": "ok"}]}, headers=A)
+    assert refused.status_code in (400, 422), refused.text
+    assert "http[0].status" in refused.text

@@ -83,11 +83,11 @@ def test_k_expressions(expression, name, expected):
 
 def test_coverage_names_the_untested_blocks_and_branches(project):
     result = run("test", str(project), "-k", "small", "--coverage")
-    assert "blocks 2/3, branches 1/2" in result.output
+    assert "blocks 2/3 (66.7%), branches 1/2 (50%)" in result.output
     assert "untested blocks: big" in result.output
     assert "untested branch: c #0 if -> big" in result.output
     data = json.loads(run("test", str(project), "--coverage", "--format", "json").output)
-    cov = next(iter(data["coverage"].values()))
+    cov = next(iter(data["coverage"]["workflows"].values()))
     assert cov["blocks_hit"] == 3 and cov["untested_branches"] == []
 
 
@@ -115,7 +115,7 @@ def test_a_malformed_test_file_is_a_usage_error(tmp_path):
     (tmp_path / "w.test.yaml").write_text("cases:\n  - name: a\n    expect: {statsu: completed}\n")
     result = run("test", str(tmp_path))
     assert result.exit_code == 2
-    assert "unknown expectation(s) statsu" in result.output
+    assert "unknown key 'statsu' (did you mean 'status'?)" in result.output
     assert run("test", str(tmp_path / "nothing-here")).exit_code == 2
 
 
@@ -152,7 +152,7 @@ def test_simulate_refused_run_and_bad_paths(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     result = run("simulate", str(SIM / "loops.yaml"), str(bad))
-    assert result.exit_code == 2 and "not valid JSON" in result.output
+    assert result.exit_code == 2 and "bad.json:1:2: could not parse JSON" in result.output
     assert run("simulate", str(SIM / "loops.yaml"), "--target-version", "9.9.9").exit_code == 2
 
 
@@ -180,3 +180,39 @@ def test_a_yaml_workflow_runs_as_the_service_stores_it_labels_sanitized(tmp_path
     trace = json.loads(run("simulate", str(flow), "--format", "json").stdout)[0]
     assert [row["label"] for row in trace["trace"]] == ["first_step", "use"]
     assert trace["outputs"]["use_output"] == {"y": 1}
+
+
+def test_coverage_lists_workflows_without_tests_and_fail_under_fails_below_the_floor(project):
+    (project / "orphan.yaml").write_text(
+        "title: Orphan\nworkflow_definition:\n  version: 2\n  parameters: []\n  blocks:\n"
+        "    - {block_type: code, label: a, code: 'x = 1'}\n")
+    (project / "notes.yaml").write_text("just: notes\n")  # not a workflow: not listed
+    result = run("test", str(project), "-k", "small", "--coverage")
+    assert "workflows without tests (1):" in result.output and "orphan.yaml (blocks 1, branches 0)" in result.output
+    assert "notes.yaml" not in result.output
+    # blocks 2 of 4 (orphan's block counts, unhit), branches 1 of 2: 3 of 6
+    assert "total: 50% (blocks 2/4 50%, branches 1/2 50%)" in result.output
+    below = run("test", str(project), "-k", "small", "--fail-under", "60")
+    assert below.exit_code == 1 and "coverage 50% is under --fail-under 60%" in below.output
+    assert run("test", str(project), "-k", "small", "--fail-under", "50").exit_code == 0
+
+
+def test_json_and_junit_carry_the_coverage(project, tmp_path):
+    data = json.loads(run("test", str(project), "--format", "json", "--coverage").output)
+    flow = next(v for k, v in data["coverage"]["workflows"].items() if k.endswith("flow.yaml"))
+    assert flow["blocks_percent"] == 100.0 and flow["branches_percent"] == 100.0
+    assert data["coverage"]["total"]["percent"] == 100.0 and data["coverage"]["untested_workflows"] == {}
+    out = tmp_path / "report.xml"
+    run("test", str(project), "--format", "junit", "--coverage", "-o", str(out))
+    xmlschema.XMLSchema(str(DATA / "junit-10.xsd")).validate(str(out))
+    suite = next(iter(JUnitXml.fromfile(str(out))))
+    props = {p.name: p.value for p in suite.properties()}
+    assert props["coverage.blocks"] == "3/3" and props["coverage.total_percent"] == "100.0"
+
+
+def test_coverage_without_any_test_file_lists_every_workflow_as_untested(tmp_path):
+    (tmp_path / "w.yaml").write_text("title: x\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+                                     "    - {block_type: code, label: a, code: 'x = 1'}\n")
+    result = run("test", str(tmp_path), "--coverage")
+    assert result.exit_code == 2 and "no test files found" in result.output
+    assert "w.yaml (blocks 1, branches 0)" in result.output and "total: 0%" in result.output

@@ -452,6 +452,12 @@ def _load_test() -> click.Command:
     return test_command
 
 
+def _load_record() -> click.Command:
+    from .simulate.cli import record_command
+
+    return record_command
+
+
 def _load_serve() -> click.Command:
     try:
         from .server.cli import serve
@@ -464,4 +470,4 @@ def _load_serve() -> click.Command:
 # alone cost more than a whole single-file check, and declaring every command's options is
 # work a check does not need
 main.lazy_commands = {"diff": _load_diff, "fix": _load_fix, "graph": _load_graph, "serve": _load_serve, "simulate": _load_simulate,
-                      "test": _load_test}
+                      "test": _load_test, "record": _load_record}

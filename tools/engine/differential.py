@@ -80,7 +80,7 @@ class Simulator:
         refusal = loaded.refusal()
         if refusal:
             return {"name": engine_case["name"], **refusal}
-        return run_case(loaded.request, stub)[0]
+        return run_case(loaded.request, stub).result
 
 
 def run_engine(cases: list[dict[str, Any]], cache: Path | None, batch: int, log: Any) -> dict[str, dict[str, Any]]:

@@ -15,7 +15,7 @@ from ..checks.template_sites import reads
 from ..core.diagnostics import Diagnostic
 from ..simulate.expect import judge
 from ..simulate.loading import LoadedWorkflow
-from ..simulate.runs import run_case
+from ..simulate.runs import CaseRun, run_case
 from ..workflow.view import Workflow
 from .structure import Structure
 
@@ -187,13 +187,11 @@ def run_outcome(workflow: LoadedWorkflow, case: dict[str, Any], network: bool) -
     stub = {k: v for k, v in case.items() if k not in ("expect", "network")}
     refusal = workflow.refusal()
     try:
-        if refusal:
-            result, inputs = {"name": case["name"], **refusal}, []
-        else:
-            result, inputs, _ = run_case(workflow.request, stub, network=network)
+        run = CaseRun({"name": case["name"], **refusal}) if refusal else run_case(workflow.request, stub, network=network)
     except Exception as exc:  # noqa: BLE001 - one broken case must not hide the others
         return Outcome(status="error", passed=False, error=f"internal error: {type(exc).__name__}: {exc}")
-    passed = not judge(case.get("expect") or {}, result, inputs)
+    result = run.result
+    passed = not judge(case.get("expect") or {}, run, case, hermetic=not network)
     if "http_status" in result:
         return Outcome([], f"refused (HTTP {result['http_status']})", None, passed)
     return Outcome([str(row.get("label")) for row in result.get("trace") or []], str(result.get("status")),

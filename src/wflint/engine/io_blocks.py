@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator, SchemaError
 from . import http_transport, semantics, stops
 from .blocks import template_failure
 from .http_transport import AddressGuard
+from .http_double import Answer
 from .results import BlockResult, Runtime, failed
 from .stubs import LLM_RAISE_KEY
 from .templates import TemplateFailure, render, render_json_value
@@ -30,6 +31,8 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         body = render_json_value(block.get("body"), namespace) if block.get("body") is not None else None
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
+    # the placeholders of secrets the block rendered are swapped for their values (only here)
+    url, headers, body = rt.vault.reveal_value(url), rt.vault.reveal_value(headers), rt.vault.reveal_value(body)
     method = str(block.get("method") or "GET").upper()
     rt.note_input("request", f"{method} {url}")
     if body is not None:
@@ -44,36 +47,55 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     if not any(k.lower() == "content-type" for k in headers):
         headers["Content-Type"] = "application/json"
     timeout = block.get("timeout") or 30
-    if not rt.network:
-        reason = "network access is off (wflint simulate --no-network) and the case has no stub for this block"
+    # the transport seam: the case's http: table answers first (http_double), then the network
+    rule, answer = rt.http.answer(method, url)
+    rt.http.record(label, method, url, headers, body, rule if answer is not None else ("network" if rt.network else None))
+    if answer is None and not rt.network:
+        reason = ("network access is off (wflint simulate --no-network) and no http: rule of the case matches "
+                  f"{method} {url}")
         output = {"error": reason, "error_type": "unknown"}
-        rt.ctx.record_output(label, output)
-        return failed(f"HTTP request failed: {reason}", output)
+        rt.ctx.record_output(label, rt.vault.mask(output))
+        return failed(rt.vault.mask(f"HTTP request failed: {reason}"), rt.vault.mask(output))
     try:
-        signal = stops.CURRENT.get()  # the run's own deadline cuts a long request short too
-        left = signal.remaining() if signal is not None else None
-        status, response_headers, response_body = _send(
-            method, url, headers, body, timeout if left is None else max(min(timeout, left), 0.01),
-            follow_redirects=block.get("follow_redirects") is not False,
-            guard=getattr(rt, "address_guard", AddressGuard()))
+        if answer is not None:
+            status, response_headers, response_body = answered(answer)
+        else:
+            signal = stops.CURRENT.get()  # the run's own deadline cuts a long request short too
+            left = signal.remaining() if signal is not None else None
+            status, response_headers, response_body = _send(
+                method, url, headers, body, timeout if left is None else max(min(timeout, left), 0.01),
+                follow_redirects=block.get("follow_redirects") is not False,
+                guard=getattr(rt, "address_guard", AddressGuard()))
     except TimeoutError:
         output = {"error": "Request timed out", "error_type": "timeout"}
         rt.ctx.record_output(label, output)
         return BlockResult("timed_out", output, f"Request timed out after {timeout} seconds")
     except Exception as exc:  # noqa: BLE001 - every transport error fails the block the same way
-        output = {"error": str(exc), "error_type": "unknown"}
+        output = rt.vault.mask({"error": str(exc), "error_type": "unknown"})
         rt.ctx.record_output(label, output)
-        return failed(f"HTTP request failed: {exc}", output)
+        return failed(f"HTTP request failed: {output['error']}", output)
     response_headers = {_canonical_header(k): v for k, v in response_headers.items()}
-    output = {
+    output = rt.vault.mask({
         "status_code": status, "response_headers": response_headers, "response_body": response_body,
         "request_method": method, "request_url": url, "request_headers": headers, "request_body": body,
         "headers": response_headers, "body": response_body, "url": url,
-    }
+    })
     rt.ctx.record_output(label, output)
     if 200 <= status < 300:
         return BlockResult("completed", output)
-    return failed(f"HTTP {status}: {response_body}", output)
+    return failed(f"HTTP {status}: {output['response_body']}", output)
+
+
+def answered(answer: Answer) -> tuple[int, dict, Any]:
+    """An ``http:`` rule's answer as the transport would give it (the body a server sent)."""
+    if answer.timeout:
+        raise TimeoutError
+    if answer.error is not None:
+        raise ConnectionError(answer.error)
+    headers = dict(answer.headers or {})
+    if isinstance(answer.body, (dict, list)) and not any(k.lower() == "content-type" for k in headers):
+        headers["Content-Type"] = "application/json"
+    return answer.status, headers, answer.body
 
 
 #: what may stay unescaped in a path or query (RFC 3986; ``%`` keeps existing escapes)

@@ -7,9 +7,10 @@ A missing required value or a value its type cannot take is a 400 (``MissingValu
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Collection
 
-from . import semantics
+from . import secrets, semantics
+from .secrets import Vault
 
 
 class RefusedRun(Exception):
@@ -99,11 +100,31 @@ def _bound_credential_ids(declared: list[dict[str, Any]], given: dict[str, Any],
     return ids
 
 
-def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dict[str, Any]:
-    """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail."""
+def _secret_in_parameters(param: dict[str, Any], value: Any) -> bool:
+    """A run parameter that holds a secret's value: any value of a non-workflow secret-bearing
+    parameter, or a credential's fields (a mapping) for a ``credential_id`` workflow parameter
+    (whose run parameter is otherwise the credential's id)."""
+    kind = secrets.secret_kind(param)
+    if kind is None:
+        return False
+    return param.get("parameter_type", "workflow") != "workflow" or isinstance(value, dict)
+
+
+def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str, secret_values: dict[str, Any] | None = None,
+            vault: Vault | None = None, missing_secrets: list[str] | None = None,
+            known_credentials: Collection[str] = ()) -> dict[str, Any]:
+    """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail.
+
+    A secret-bearing parameter with a value in ``secret_values`` (the case's ``secrets:``) renders
+    as the engine's placeholders, its values registered in ``vault``; one without a value that a
+    block refers to is named in ``missing_secrets`` and renders as a stand-in."""
     values: dict[str, Any] = {}
     missing: list[str] = []
     declared = [p for p in definition.get("parameters") or [] if isinstance(p, dict)]
+    # a secret's value given among the run parameters counts as given (the service would ignore
+    # it: no run parameter reaches an AWS secret or a credential); secrets: wins
+    secret_values = {**{p["key"]: given[p["key"]] for p in declared if p.get("key") in given and _secret_in_parameters(p, given[p["key"]])},
+                     **(secret_values or {})}
     workflow_params = [p for p in declared if p.get("parameter_type", "workflow") == "workflow"]
     chosen: list[tuple[dict[str, Any], Any]] = []
     for param in workflow_params:
@@ -126,17 +147,31 @@ def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dic
             missing.append(key)
     if missing:
         raise RefusedRun(semantics.MISSING_PARAMETER.format(keys=", ".join(sorted(missing)), wpid=wpid))
-    _refuse_credentials([v for p, v in chosen if p.get("workflow_parameter_type") == "credential_id"])
-    _refuse_credentials(_bound_credential_ids(declared, given, {p.get("key") for p in declared}))
+    # offline no credential exists but those named in ``known_credentials`` (the mock's
+    # --credential ids), so the engine's 400 answers every other bound id; a credential the case
+    # gives under secrets: stands for one that exists in the organization
+    bound = [v for p, v in chosen if p.get("workflow_parameter_type") == "credential_id" and p.get("key") not in secret_values]
+    _refuse_credentials([i for i in bound if i not in known_credentials])
+    bound = _bound_credential_ids([p for p in declared if p.get("key") not in secret_values], given,
+                                  {p.get("key") for p in declared})
+    _refuse_credentials([i for i in bound if i not in known_credentials])
     for param, value in chosen:
         values[param["key"]] = convert(param.get("workflow_parameter_type", "string"), value)
     for param in declared:
         kind = param.get("parameter_type")
         key = param.get("key")
-        if kind == "context" or kind == "output" or not key or key in values:
+        if not key or kind in ("context", "output"):
+            continue
+        if secrets.secret_kind(param) is not None:
+            if key in secret_values and vault is not None:
+                values[key] = vault.register(param, secret_values[key])
+                continue
+            if missing_secrets is not None and secrets.needed(definition, key):
+                missing_secrets.append(key)
+        if key in values:
             continue
         if kind == "workflow":
             values.setdefault(key, None)
-        else:  # secrets and credentials: the engine resolves them to placeholders for templates
+        else:  # a secret the case does not give: a stand-in that names it
             values[key] = {"context": param.get("description") or "", "simulated_secret": key}
     return values

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .context import RunContext
+from .http_double import HttpDouble
+from .secrets import Vault
 from .stubs import Stubs
 
 
@@ -46,6 +48,10 @@ class Runtime(Protocol):
     browser_open: bool
     #: task rows created so far (``get_task_order``: a validation block needs one before it)
     tasks_created: int
+    #: the run's registered secrets (placeholders and their values)
+    vault: Vault
+    #: the case's http: table, and every request made
+    http: HttpDouble
 
     def note_input(self, name: str, value: Any) -> None: ...
 

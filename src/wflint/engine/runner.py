@@ -15,8 +15,10 @@ from . import graph as graphs
 from .code_runner import DEFAULT_TIME_LIMIT, CodeRunner, shared_runner
 from .context import RunContext, public
 from .http_transport import AddressGuard
+from .http_double import HttpDouble
 from .params import RefusedRun, resolve
 from .results import BlockResult
+from .secrets import Vault
 from .stubs import Stubs
 
 #: the namespace of the branch ids derived in ``Simulation.branch_ids``
@@ -47,6 +49,10 @@ class Simulation:
         self.code_time_limit = code_time_limit
         self._code_runner = code_runner
         self.stubs = Stubs(self.case)
+        self.vault = Vault()
+        self.http = HttpDouble(self.case.get("http"))
+        #: secret-bearing parameters a block refers to that the case's ``secrets:`` does not give
+        self.missing_secrets: list[str] = []
         mapping = self.definition.get("error_code_mapping")
         self.workflow_error_mapping: dict[str, str] = dict(mapping) if isinstance(mapping, dict) else {}
         self.llm_prompts: list[dict[str, str]] = []
@@ -132,7 +138,7 @@ class Simulation:
 
     def _notify(self, row: dict[str, Any]) -> None:
         if self.on_block is not None:
-            self.on_block(copy.deepcopy(row))
+            self.on_block(self.vault.mask(copy.deepcopy(row)))
 
     # ------------------------------------------------------------------ the run
 
@@ -143,7 +149,8 @@ class Simulation:
             # ``WorkflowHasNoBlocks`` (``resolve_workflow_for_run``), before the parameters
             return {"name": name, "http_status": 400, "body": {"detail": semantics.NO_BLOCKS_TO_RUN.format(wpid=wpid)}}
         try:
-            parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid)
+            parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid,
+                                 dict(self.case.get("secrets") or {}), self.vault, self.missing_secrets)
         except RefusedRun as refused:
             return {"name": name, "http_status": 400, "body": {"detail": refused.detail}}
         self.ctx = RunContext(self.request, parameters)
@@ -165,11 +172,14 @@ class Simulation:
             self._stopped(stopped)
         if self.status == "running":
             self.status = "completed"
-        return {
+        # no secret value leaves the run: the trace, the rendered inputs and the requests are masked
+        self.inputs = self.vault.mask(self.inputs)
+        self.http.requests = self.vault.mask(self.http.requests)
+        return self.vault.mask({
             "name": name, "status": self.status, "failure_reason": self.failure_reason,
             "errors": self.errors, "outputs": self.ctx.final_outputs(),
             "trace": self.trace, "llm_prompts": self.llm_prompts,
-        }
+        })
 
     def _walk_list(self, blocks: list[dict[str, Any]]) -> None:
         for block in blocks:

@@ -60,6 +60,14 @@ def is_workflow_path(path: str) -> bool:
     return format_from_path(path) is not None
 
 
+#: ``wflint test``'s test files (``simulate.suite.TEST_SUFFIXES``): checked as test files, not workflows
+TEST_FILE_SUFFIXES = (".test.yaml", ".test.yml", ".test.json")
+
+
+def is_test_file_path(path: str) -> bool:
+    return path.lower().endswith(TEST_FILE_SUFFIXES)
+
+
 #: the editor's language ids of the documents the server checks, whatever their file's name
 CHECKED_LANGUAGES = ("yaml", "json", "jsonc")
 

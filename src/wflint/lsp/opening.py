@@ -31,7 +31,7 @@ from .. import __version__
 from ..core.diagnostics import Diagnostic
 from .capabilities import capability, initialize_result
 from .configs import ConfigCache
-from .documents import Document, is_checked
+from .documents import Document, is_checked, is_test_file_path
 from .wire import FramingError, frame, read_frame
 
 #: the protocol's MessageType.Warning
@@ -118,6 +118,8 @@ def _answer_opening(reader: Any, write: Any, opening: Opening) -> None:
         fs_path = to_fs_path(uri)
         if not is_checked(fs_path or uri, language_id):
             continue  # the server drops its notifications; wait for one it checks
+        if is_test_file_path(fs_path or uri):
+            return  # a test file: the server checks it as `wflint test` reads it (lsp.test_files)
         _check_and_publish(opening, uri, fs_path, text, version, language_id, encoding, write)
         return
 

@@ -30,7 +30,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..api import InternalError
 from ..core.diagnostics import Diagnostic
-from . import actions, capabilities, completion, hover, navigation, symbols, textsync
+from . import actions, capabilities, completion, hover, navigation, symbols, test_files, textsync
 from .configs import CONFIG_NAMES, ConfigCache
 from .diagnostics import findings, from_wire, to_lsp
 from .documents import Document, is_checked
@@ -133,6 +133,9 @@ class WflintServer(LanguageServer):
                 return
             config = self.configs.for_path(to_fs_path(uri))
             loop = asyncio.get_running_loop()
+            if test_files.is_test_path(doc.path):  # a test file: what `wflint test` would refuse
+                await self._publish_test_file(uri, doc)
+                return
             diags = await loop.run_in_executor(self.checks, findings, doc, config)
             current = self.document(uri)
             if current is None or current.version != doc.version or current.text != doc.text:
@@ -157,6 +160,16 @@ class WflintServer(LanguageServer):
         finally:
             if self.pending.get(uri) is asyncio.current_task():
                 del self.pending[uri]
+
+    async def _publish_test_file(self, uri: str, doc: Document) -> None:
+        published = await asyncio.get_running_loop().run_in_executor(self.checks, test_files.diagnostics, doc)
+        current = self.document(uri)
+        if current is None or current.version != doc.version or current.text != doc.text:
+            return
+        self.checked[uri] = (doc, [])
+        self.published[uri] = published
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=published))
 
     def recheck_all(self) -> None:
         for uri in list(self.workspace.text_documents):
@@ -261,6 +274,8 @@ def build() -> WflintServer:
         doc = ls.document(uri)
         if doc is None:
             return None
+        if test_files.is_test_path(doc.path):
+            return await ls.run_request(uri, lambda d: test_files.hover(d, _offset(d, params.position)))
         diags = ls.diagnostics_of(doc)
         config = ls.configs.for_path(to_fs_path(uri))
         # before the first check of this text is done, hover finds the problems itself
@@ -269,8 +284,11 @@ def build() -> WflintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=capabilities.COMPLETION_TRIGGERS))
     async def on_completion(ls: WflintServer, params: lsp.CompletionParams):
-        return await ls.run_request(params.text_document.uri,
-                                    lambda d: completion.complete(d, _offset(d, params.position)))
+        def complete(d: Document) -> lsp.CompletionList:
+            at = _offset(d, params.position)
+            return test_files.complete(d, at) if test_files.is_test_path(d.path) else completion.complete(d, at)
+
+        return await ls.run_request(params.text_document.uri, complete)
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     async def on_definition(ls: WflintServer, params: lsp.DefinitionParams):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import model
-from . import editor_schema
+from . import editor_schema, test_file
 from . import types as t
 from .responses import RESPONSE_OBJECTS
 from ..core.patterns import lazy
@@ -358,7 +358,7 @@ def documents(version: str | None = None) -> dict[str, dict[str, Any]]:
             "The reply of POST /v1/scripts.",
             resp_defs, version,
         ),
-    } | entries
+    } | entries | {"test-file.schema.json": test_file.TEST_FILE}
 
 
 def render(doc: dict[str, Any]) -> str:

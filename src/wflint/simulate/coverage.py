@@ -64,5 +64,24 @@ class Coverage:
                 "branches": total_branches, "branches_hit": total_branches - len(self.untested_branches)}
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.counts(), "untested_blocks": self.untested_blocks,
+        counts = self.counts()
+        return {**counts, "blocks_percent": percent(counts["blocks_hit"], counts["blocks"]),
+                "branches_percent": percent(counts["branches_hit"], counts["branches"]), "cases": self.cases,
+                "untested_blocks": self.untested_blocks,
                 "untested_branches": [{"conditional": c, "index": i, "branch": n} for c, i, n in self.untested_branches]}
+
+
+def percent(hit: int, total: int) -> float:
+    """A share as a percentage with one decimal; nothing to cover is fully covered (as coverage.py says)."""
+    return 100.0 if total == 0 else round(100.0 * hit / total, 1)
+
+
+def total(coverages: list[Coverage]) -> dict[str, Any]:
+    """Blocks and branches over every workflow (those without tests included, nothing hit), and
+    the figure ``--fail-under`` compares: the covered share of blocks and branches together."""
+    counts = [c.counts() for c in coverages]
+    blocks, blocks_hit = sum(c["blocks"] for c in counts), sum(c["blocks_hit"] for c in counts)
+    branches, branches_hit = sum(c["branches"] for c in counts), sum(c["branches_hit"] for c in counts)
+    return {"blocks": blocks, "blocks_hit": blocks_hit, "blocks_percent": percent(blocks_hit, blocks),
+            "branches": branches, "branches_hit": branches_hit, "branches_percent": percent(branches_hit, branches),
+            "percent": percent(blocks_hit + branches_hit, blocks + branches)}

@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..api import inspect_file
 from ..project.config import Config
 from ..core.diagnostics import Diagnostic
@@ -93,36 +91,47 @@ def _service_body(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def read_data(path: Path) -> Any:
-    """A JSON or YAML file's data (YAML is a superset, but JSON errors read better for .json)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise LoadError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: {exc}") from None
-
-
-CASE_KEYS = frozenset({"name", "parameters", "blocks", "tasks", "llm", "prompt_branches"})
+CASE_KEYS = frozenset({"name", "parameters", "secrets", "blocks", "tasks", "llm", "prompt_branches", "http", "network",
+                       "expect"})
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
     """The cases of a case file: one mapping, a list of them, ``{"cases": [...]}``, or JSON lines
-    (``.jsonl``); an engine-oracle case ``{"name", "workflow", "case": {...}}`` gives its stub table."""
-    if path.suffix.lower() == ".jsonl":
-        try:
-            data = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        except (OSError, ValueError) as exc:
-            raise LoadError(f"{path}: not valid JSON lines: {exc}") from None
-    else:
-        data = read_data(path)
-    if isinstance(data, dict) and isinstance(data.get("cases"), list):
-        data = data["cases"]
-    items = data if isinstance(data, list) else [data]
+    (``.jsonl``); an engine-oracle case ``{"name", "workflow", "case": {...}}`` gives its stub table.
+    Read through the document stage's limits and checked against the case schema (``testfile``)."""
+    from ..model.test_file import CASE
+    from .testfile import FileProblems, read, validate
+
+    try:
+        if path.suffix.lower() == ".jsonl":
+            items = _json_lines(path)
+        else:
+            doc = read(path)
+            data = doc.data
+            base: tuple = ()
+            shared: dict[str, Any] = {}
+            if isinstance(data, dict) and isinstance(data.get("cases"), list):
+                # a test file: its file-level secrets and http rules go to every case, as in wflint test
+                from ..model.test_file import TEST_FILE
+
+                validate(doc, TEST_FILE)
+                shared = {k: data[k] for k in ("secrets", "http") if k in data}
+                data, base = data["cases"], ("cases",)
+            items = data if isinstance(data, list) else [data]
+            for index, item in enumerate(items):
+                where = (*base, index) if isinstance(data, list) else base
+                if base:
+                    continue  # checked with its test file
+                if isinstance(item, dict) and isinstance(item.get("case"), dict):
+                    validate(doc, CASE, (*where, "case"))
+                elif isinstance(item, dict):
+                    validate(doc, CASE, where) if where else validate(doc, CASE)
+            if doc.problems:
+                raise FileProblems(doc.problems)
+            if shared:
+                items = [_with_shared(item, shared) for item in items]
+    except FileProblems as exc:
+        raise LoadError(str(exc)) from None
     items = [{"name": item.get("name"), **item["case"]} if isinstance(item, dict) and isinstance(item.get("case"), dict)
              else item for item in items]
     cases = []
@@ -130,11 +139,38 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             raise LoadError(f"{path}: case {index + 1} is not a mapping")
         check_case(item, f"{path}: case {index + 1}")
-        cases.append({"name": item.get("name") or f"{path.stem}[{index + 1}]", **item})
+        cases.append({"name": item.get("name") or f"{path.stem}[{index + 1}]",
+                      **{k: v for k, v in item.items() if k not in ("expect", "network")}})
     return cases
 
 
+def _json_lines(path: Path) -> list[Any]:
+    from ..document.limits import DEFAULT
+
+    try:
+        if path.stat().st_size > DEFAULT.file_bytes:
+            raise LoadError(f"{path}: the file is over the {DEFAULT.file_bytes}-byte limit (WF007)")
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError, RecursionError) as exc:
+        raise LoadError(f"{path}: not valid JSON lines: {exc}") from None
+
+
 def check_case(case: dict[str, Any], where: str) -> None:
-    for key in ("parameters", "blocks", "tasks", "llm", "prompt_branches"):
+    for key in ("parameters", "secrets", "blocks", "tasks", "llm", "prompt_branches"):
         if case.get(key) is not None and not isinstance(case[key], dict):
             raise LoadError(f"{where}: '{key}' must be a mapping of labels (or parameter keys)")
+    if case.get("http") is not None and not isinstance(case["http"], list):
+        raise LoadError(f"{where}: 'http' must be a list of rules")
+
+
+def _with_shared(case: Any, shared: dict[str, Any]) -> Any:
+    """A test file's case with the file's ``secrets`` (the case's win) and ``http`` rules (after
+    the case's own)."""
+    if not isinstance(case, dict):
+        return case
+    merged = dict(case)
+    if isinstance(shared.get("secrets"), dict):
+        merged["secrets"] = {**shared["secrets"], **(case.get("secrets") or {})}
+    if isinstance(shared.get("http"), list):
+        merged["http"] = [*(case.get("http") or []), *shared["http"]]
+    return merged

@@ -5,29 +5,47 @@ what was expected and the trace excerpt found), ``json``, ``junit`` (one test ca
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import Any
 
 from ..engine import json_values
 from ..report.safe_text import printable, xml_text
 from .suite import CaseResult, SuiteResult
 
 
-def _case_text(case: CaseResult) -> str:
+def _case_text(case: CaseResult, *, defaults: bool = False) -> str:
     if case.error:
         return case.error
-    return "\n".join(f.text() for f in case.failures)
+    text = "\n".join(f.text() for f in case.failures)
+    if defaults and case.run is not None and case.run.unstubbed:
+        text += f"\nno stub, default used: {', '.join(case.run.unstubbed)}"
+    return text
 
 
 def _coverage_lines(suite: SuiteResult) -> list[str]:
     lines = ["", "coverage"]
     for workflow, cov in suite.coverage.items():
-        c = cov.counts()
-        lines.append(f"  {workflow}: blocks {c['blocks_hit']}/{c['blocks']}, branches {c['branches_hit']}/{c['branches']}"
+        c = cov.as_dict()
+        lines.append(f"  {printable(workflow)}: blocks {c['blocks_hit']}/{c['blocks']} ({c['blocks_percent']:g}%), "
+                     f"branches {c['branches_hit']}/{c['branches']} ({c['branches_percent']:g}%)"
                      f" ({cov.cases} case{'s' if cov.cases != 1 else ''})")
         if cov.untested_blocks:
-            lines.append(f"    untested blocks: {', '.join(cov.untested_blocks)}")
+            lines.append(f"    untested blocks: {printable(', '.join(cov.untested_blocks))}")
         for label, _i, name in cov.untested_branches:
-            lines.append(f"    untested branch: {label} {name}")
+            lines.append(f"    untested branch: {printable(label)} {printable(name)}")
+    if suite.untested:
+        lines.append(f"  workflows without tests ({len(suite.untested)}):")
+        lines.extend(f"    {printable(path)} (blocks {cov.counts()['blocks']}, branches {cov.counts()['branches']})"
+                     for path, cov in suite.untested.items())
+    t = suite.total()
+    lines.append(f"  total: {t['percent']:g}% (blocks {t['blocks_hit']}/{t['blocks']} {t['blocks_percent']:g}%, "
+                 f"branches {t['branches_hit']}/{t['branches']} {t['branches_percent']:g}%)")
     return lines
+
+
+def coverage_data(suite: SuiteResult) -> dict[str, Any]:
+    return {"workflows": {path: cov.as_dict() for path, cov in suite.coverage.items()},
+            "untested_workflows": {path: cov.as_dict() for path, cov in suite.untested.items()},
+            "total": suite.total()}
 
 
 def text(suite: SuiteResult, *, coverage: bool = False) -> str:
@@ -49,6 +67,8 @@ def text(suite: SuiteResult, *, coverage: bool = False) -> str:
                 lines.append(f"run: {case.result.get('status')}"
                              + (f" ({case.result.get('failure_reason')})" if case.result.get("failure_reason") else ""))
                 lines.append(f"path: {printable(path)}")
+            if case.run is not None and case.run.unstubbed:
+                lines.append(f"no stub, default used: {printable(', '.join(case.run.unstubbed))}")
             lines.append("")
     if coverage:
         lines.extend(_coverage_lines(suite))
@@ -78,14 +98,16 @@ def as_json(suite: SuiteResult, *, coverage: bool = False) -> str:
             "error": c.error,
             "failures": [{"what": f.what, "expected": f.expected, "actual": f.actual} for f in c.failures],
             "status": (c.result or {}).get("status"), "path": [r.get("label") for r in (c.result or {}).get("trace") or []],
+            "requests": c.run.requests if c.run is not None else [],
+            "defaults_used": c.run.unstubbed if c.run is not None else [],
         } for c in suite.cases],
     }
     if coverage:
-        data["coverage"] = {path: cov.as_dict() for path, cov in suite.coverage.items()}
+        data["coverage"] = coverage_data(suite)
     return json_values.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n"
 
 
-def junit(suite: SuiteResult) -> str:
+def junit(suite: SuiteResult, *, coverage: bool = False) -> str:
     errors = sum(1 for c in suite.cases if c.error)
     failures = len(suite.failed) - errors
     counts = {"tests": str(len(suite.cases)), "failures": str(failures), "errors": str(errors)}
@@ -98,6 +120,8 @@ def junit(suite: SuiteResult) -> str:
         n_fail = sum(1 for c in cases if c.failures and not c.error)
         el = ET.SubElement(root, "testsuite", name=xml_text(test_file), tests=str(len(cases)), failures=str(n_fail),
                            errors=str(n_err), skipped="0", time=f"{sum(c.seconds for c in cases):.3f}")
+        if coverage:
+            _coverage_properties(el, suite, cases[0].workflow)
         for case in cases:
             tc = ET.SubElement(el, "testcase", classname=xml_text(test_file), name=xml_text(case.name),
                                time=f"{case.seconds:.3f}")
@@ -106,9 +130,26 @@ def junit(suite: SuiteResult) -> str:
                 err.text = xml_text(case.error)
             elif case.failures:
                 failure = ET.SubElement(tc, "failure", message=xml_text(case.failures[0].what), type="expectation")
-                failure.text = xml_text(_case_text(case))
+                failure.text = xml_text(_case_text(case, defaults=True))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _coverage_properties(el: ET.Element, suite: SuiteResult, workflow: str) -> None:
+    """The coverage of the suite's workflow and of the whole run, as JUnit properties (CI
+    servers show them with the suite)."""
+    props = ET.SubElement(el, "properties")
+    cov = suite.coverage.get(workflow)
+    values: dict[str, Any] = {}
+    if cov is not None:
+        c = cov.as_dict()
+        values.update({"coverage.blocks": f"{c['blocks_hit']}/{c['blocks']}", "coverage.blocks_percent": c["blocks_percent"],
+                       "coverage.branches": f"{c['branches_hit']}/{c['branches']}",
+                       "coverage.branches_percent": c["branches_percent"]})
+    values["coverage.total_percent"] = suite.total()["percent"]
+    values["coverage.workflows_without_tests"] = len(suite.untested)
+    for name, value in values.items():
+        ET.SubElement(props, "property", name=name, value=xml_text(str(value)))
 
 
 def _gh_data(s: str) -> str:
@@ -123,10 +164,10 @@ def github(suite: SuiteResult) -> str:
     lines = []
     for case in suite.failed:
         title = f"wflint test: {case.name}"
-        lines.append(f"::error file={_gh_prop(case.test_file)},title={_gh_prop(title)}::{_gh_data(_case_text(case))}")
+        lines.append(f"::error file={_gh_prop(case.test_file)},title={_gh_prop(title)}::{_gh_data(_case_text(case, defaults=True))}")
     lines.append(summary(suite))
     return "\n".join(lines) + "\n"
 
 
-FORMATS = {"text": text, "json": as_json, "junit": lambda s, coverage=False: junit(s),
+FORMATS = {"text": text, "json": as_json, "junit": junit,
            "github": lambda s, coverage=False: github(s)}

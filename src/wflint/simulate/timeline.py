@@ -31,7 +31,7 @@ def _depths(trace: list[dict[str, Any]]) -> list[int]:
 
 
 def render_trace(result: dict[str, Any], inputs: list[dict[str, Any]] | None = None,
-                 unstubbed: list[str] | None = None) -> str:
+                 unstubbed: list[str] | None = None, missing_secrets: list[str] | None = None) -> str:
     name = result.get("name") or "case"
     if "http_status" in result:
         detail = (result.get("body") or {}).get("detail")
@@ -57,4 +57,6 @@ def render_trace(result: dict[str, Any], inputs: list[dict[str, Any]] | None = N
         lines.append(f"  error: {error.get('error_code')}: {error.get('reasoning')}")
     if unstubbed:
         lines.append(f"  no stub, default used: {', '.join(unstubbed)}")
+    if missing_secrets:
+        lines.append(f"  no value in secrets:, a stand-in rendered: {', '.join(missing_secrets)}")
     return "\n".join(lines) + "\n"

@@ -113,10 +113,11 @@ class Runs:
         workflow = state.store.latest(org, wpid, include_deleted=False)
         if workflow is None:
             raise detail(404, not_found(wpid))
-        parameters = run_params.resolve(workflow.get("workflow_definition") or {}, data, wpid)
+        stubs = stub_tables.for_run(state.runs.stubs(org, wpid), state.stub_directory, wpid, workflow["title"])
+        parameters = run_params.resolve(workflow.get("workflow_definition") or {}, data, wpid,
+                                        secrets=stubs.get("secrets"), credentials=state.config.credentials)
         if state.run_worker.pending() >= state.config.limits.queued_runs:
             raise Reply(429, {"detail": TOO_MANY.format(n=state.config.limits.queued_runs)}, {"Retry-After": "1"})
-        registered = state.runs.stubs(org, wpid)
         now = state.now()
         record = {
             "run_id": state.new_id("wr"), "organization_id": org, "workflow_permanent_id": wpid,
@@ -125,7 +126,7 @@ class Runs:
             "output": None, "parameters": parameters, "webhook_url": webhook_url, "webhook_failure_reason": None,
             "signing_key": signing_key, "run_with": workflow.get("run_with") or "agent",
             "created_at": now, "modified_at": now, "queued_at": None, "started_at": None, "finished_at": None,
-            "stubs": stub_tables.for_run(registered, state.stub_directory, wpid, workflow["title"]),
+            "stubs": stubs,
             **settings,
         }
         record["request_echo"] = echo(record)

@@ -4,23 +4,26 @@ The rules (``setup_workflow_run``: missing values named in one sorted 400, then 
 converted to its declared type or a 400 naming type and value) are the engine model's
 (``wflint.engine.params``), shared with ``wflint simulate``; this module turns its refusal into
 the service's reply and keeps what a run stores: the ``workflow`` parameters that have a value.
-Credential-id parameters are left alone: the mock has only ``--credential`` ids, and a run
-without one is allowed by the service too.
+A bound credential must exist in the organization, as in the service: the mock's
+``--credential`` ids exist, and so does one whose fields the run's stub table gives under
+``secrets:``; any other is the service's 400.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from ..protocol.errors import detail
 
 
-def resolve(definition: Mapping[str, Any], data: Mapping[str, Any] | None, wpid: str) -> dict[str, Any]:
+def resolve(definition: Mapping[str, Any], data: Mapping[str, Any] | None, wpid: str, *,
+            secrets: Mapping[str, Any] | None = None, credentials: Collection[str] = ()) -> dict[str, Any]:
     """The run's parameter values by key (what the run stores and the engine gets), or a 400."""
     from ...engine.params import RefusedRun, resolve as resolve_for_run
 
     try:
-        values = resolve_for_run(dict(definition), dict(data or {}), wpid)
+        values = resolve_for_run(dict(definition), dict(data or {}), wpid, dict(secrets or {}),
+                                 known_credentials=credentials)
     except RefusedRun as refused:
         raise detail(400, refused.detail) from None
     workflow_keys = [p.get("key") for p in definition.get("parameters") or []

@@ -1,7 +1,7 @@
 """Stubs for the mock's runs: what the browser, agent and LLM parts of a workflow return.
 
 A stub table is the one ``wflint simulate`` takes (``blocks``, ``tasks``, ``llm``,
-``prompt_branches``; ``name`` is kept, ``parameters`` come from each run), plus the mock-only
+``prompt_branches``, the ``http`` test double and ``secrets``; ``name`` is kept, ``parameters`` come from each run), plus the mock-only
 ``delays``: seconds a block takes, by label (``"*"`` for every block), so a client's polling
 and timeouts can be tested. Stubs are found, for a run, in this order:
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-CASE_KEYS = ("name", "blocks", "tasks", "llm", "prompt_branches")
+CASE_KEYS = ("name", "blocks", "tasks", "llm", "prompt_branches", "http", "secrets")
 MOCK_KEYS = ("delays", "workflow")
 #: one block's delay at most (mock-only; a stub must not park a worker for hours)
 MAX_DELAY_SECONDS = 600
@@ -49,7 +49,22 @@ def check(stubs: Any, where: str = "stubs") -> dict[str, Any]:
     problem = table_problem(stubs)
     if problem is not None:
         raise StubError(f"{where}: {problem}")
+    _check_tables(stubs, where)
     return {k: v for k, v in stubs.items() if k not in ("parameters", "workflow")}
+
+
+def _check_tables(stubs: dict[str, Any], where: str) -> None:
+    """``http`` and ``secrets`` as ``wflint test`` reads them (one schema: ``model.test_file``)."""
+    from jsonschema import Draft202012Validator
+
+    from ...model.test_file import HTTP_TABLE, SECRETS
+
+    for key, schema in (("http", HTTP_TABLE), ("secrets", SECRETS)):
+        if key in stubs:
+            error = next(iter(Draft202012Validator(schema).iter_errors(stubs[key])), None)
+            if error is not None:
+                at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+                raise StubError(f"{where}: {key}{at}: {error.message}")
 
 
 def _load(path: Path) -> Any:
