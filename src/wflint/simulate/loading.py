@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from ..api import inspect_file
+from ..api import Inspection, inspect_file
 from ..config import Config
 from ..diagnostics import Diagnostic
 
@@ -45,14 +45,20 @@ def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
         inspection = inspect_file(path, config or Config(), explicit=True)
     except FileNotFoundError as exc:
         raise LoadError(str(exc)) from None
+    return loaded_from(inspection, str(path))
+
+
+def loaded_from(inspection: Inspection | None, shown: str) -> LoadedWorkflow:
+    """The workflow a run starts from, out of one file's inspection (``api.inspect_bytes`` or
+    ``inspect_file``): the first request the service would store, with the file's errors."""
     workflows = [wf for wf in (inspection.workflows if inspection else []) if not wf.schema_only]
     if not workflows:
-        raise LoadError(f"{path}: not a workflow definition")
+        raise LoadError(f"{shown}: not a workflow definition")
     errors = [d for d in inspection.diagnostics if d.severity == "error"] if inspection else []
     wf = workflows[0]
     # sent as yaml_definition, the service stores (and runs) the sanitized request: labels renamed
     request = wf.sanitized.request if wf.sanitized is not None else wf.request
-    return LoadedWorkflow(str(path), request, errors)
+    return LoadedWorkflow(shown, request, errors)
 
 
 def read_data(path: Path) -> Any:
