@@ -33,8 +33,9 @@ its message and `suggestion` say.
 4. **Repeat** check and fix until `clean` is true (or only findings you can justify remain: \
 `fails` false and `service.accepts` true).
 5. **Simulate.** Call `simulate` with cases that stub what a run cannot do offline (the \
-browser's pages, the LLM's answers): `{{"name": ..., "parameters": {{key: value}}, "blocks": \
-{{label: stub}}}}`. Read each case's `summary`, `failed_block` and `failure_reason`; fix the \
+browser's pages, the LLM's answers): `{{"name": ..., "parameters": {{key: value}}, "tasks": \
+{{label: {{"status": "completed", "extracted_information": ...}}}}, "llm": {{label: answer}}}}` \
+(the resource wflint://guide/cases lists every stub). Read each case's `summary`, `failed_block` and `failure_reason`; fix the \
 workflow and go back to step 2 until every case does what the workflow is for.
 6. Optionally call `graph` and show the Mermaid picture of the routing.
 """
@@ -42,3 +43,32 @@ workflow and go back to step 2 until every case does what the workflow is for.
 
 def loop_prompt(goal: str | None = None) -> str:
     return LOOP.format(goal=f" that should: {goal.strip()}" if goal and goal.strip() else "")
+
+
+CASES = """\
+A simulate case stubs what a run cannot do offline; everything else runs as the service's engine \
+(release 1.0.56) runs it. Every key is optional:
+
+```yaml
+name: big order
+parameters: {order_id: B-7, amount: 900}     # run parameters, as a run request gives them
+tasks:                                       # browser-agent blocks (task, navigation, extraction, login, action ...)
+  read_order: {status: completed, extracted_information: {total: 900}}
+  login: [{status: failed, failure_reason: "wrong password"}, {status: completed}]   # one entry per attempt
+llm:                                         # text_prompt answers
+  summarise: "a plain answer"                # text becomes {"llm_response": "..."}
+  classify: {answer: refund}                 # a mapping is the JSON answer
+  flaky: {raise: "LLM unavailable"}          # the LLM call raises
+prompt_branches:                             # natural-language branch criteria of conditional blocks
+  route: [false, true]                       # one result per branch, in order
+blocks:                                      # replace any block's execution
+  notify: {output: {status_code: 200}}       # completes with this output
+  upload: {fail: "bucket is full"}           # fails with this reason
+  guard: {status: terminated, fail: "stop"}  # any status
+```
+
+A list in place of one entry is used one entry per execution (loop iteration, retry); when it \
+runs out its last entry repeats. A browser block without a stub completes with no extracted \
+information, and the case's summary lists it under "ran on defaults". With network off (the \
+default) an http_request block without a stub fails clearly instead of reaching the network.
+"""

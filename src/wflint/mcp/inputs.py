@@ -61,6 +61,7 @@ def read_workflow(text: str | None, path: str | None, target_version: str | None
     read from ``path`` (relative to the server's working directory)."""
     config = configuration(target_version)
     limit = config.limits.file_bytes
+    text, path = text or None, path or None  # an empty argument is one not given
     if (text is None) == (path is None):
         raise BadInput("bad_argument", "give the workflow either as 'text' or as 'path', not both or neither")
     if path is not None:

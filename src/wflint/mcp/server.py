@@ -21,9 +21,11 @@ from .inputs import BadInput
 logger = logging.getLogger("wflint.mcp")
 
 # the inputs most tools share
-Text = Annotated[str | None, Field(description="the workflow file's content (YAML or JSON); give this or path")]
-PathArg = Annotated[str | None, Field(description="a workflow file to read (relative to the server's working "
-                                                  "directory); give this or text")]
+# plain ``str`` (empty when not given), not ``str | None``: the SDK reads a string argument of any
+# other annotation as JSON when it can, and a workflow given as JSON text would arrive as a dict
+Text = Annotated[str, Field(description="the workflow file's content (YAML or JSON); give this or path")]
+PathArg = Annotated[str, Field(description="a workflow file to read (relative to the server's working "
+                                           "directory); give this or text")]
 Release = Annotated[str | None, Field(description=f"the service release to judge by, one of {', '.join(RELEASES)} "
                                                   "[default: the project's target-version, else the newest]")]
 Name = Annotated[str | None, Field(description="a file name for text (its suffix, .yaml or .json, says how the "
@@ -60,7 +62,7 @@ def build() -> MCPServer:
                                   instructions=guide.INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(annotations=READ_ONLY)
-    def check(text: Text = None, path: PathArg = None, target_version: Release = None, name: Name = None,
+    def check(text: Text = "", path: PathArg = "", target_version: Release = None, name: Name = None,
               offset: Annotated[int, Field(description="the first finding to return (paging)", ge=0)] = 0,
               limit: Annotated[int | None, Field(description=f"findings per page [default {tools.DEFAULT_PAGE}, "
                                                              f"at most {tools.MOST_PAGE}]", ge=1)] = None,
@@ -71,7 +73,7 @@ def build() -> MCPServer:
         return answer(lambda: tools.check(text, path, target_version, name, offset, limit), shapes.CheckResult)
 
     @server.tool(annotations=READ_ONLY)
-    def fix(text: Text = None, path: PathArg = None,
+    def fix(text: Text = "", path: PathArg = "",
             unsafe: Annotated[bool, Field(description="also rename misspelt keys, labels, parameter keys and "
                                                       "template variables to their one near match")] = False,
             target_version: Release = None, name: Name = None,
@@ -84,11 +86,13 @@ def build() -> MCPServer:
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                              open_world_hint=True))
-    def simulate(text: Text = None, path: PathArg = None,
+    def simulate(text: Text = "", path: PathArg = "",
                  cases: Annotated[list[dict[str, Any]] | None, Field(
-                     description="runs to simulate, each {name, parameters: {key: value}, blocks: {label: stub}, "
-                                 "llm: {...}}; a stub stands for what the browser or the LLM would give "
-                                 "[default: one case with the parameters' defaults]")] = None,
+                     description="runs to simulate, each {name, parameters: {key: value}, tasks: {label: "
+                                 "{status, extracted_information, failure_reason}}, llm: {label: answer}, "
+                                 "prompt_branches: {label: [bool]}, blocks: {label: {output | fail | status}}}: "
+                                 "stubs for what the browser, the LLM or any block would give (read "
+                                 "wflint://guide/cases) [default: one case with the parameters' defaults]")] = None,
                  network: Annotated[bool, Field(description="let http_request blocks (and code) reach the "
                                                             "network; off, they fail clearly")] = False,
                  target_version: Release = None, name: Name = None,
@@ -117,7 +121,7 @@ def build() -> MCPServer:
         return answer(lambda: knowledge.block_schema(block_type, target_version), shapes.BlockSchema)
 
     @server.tool(annotations=READ_ONLY)
-    def graph(text: Text = None, path: PathArg = None,
+    def graph(text: Text = "", path: PathArg = "",
               parameters: Annotated[bool, Field(description="also draw the parameters and what reads them")] = False,
               target_version: Release = None, name: Name = None) -> Annotated[CallToolResult, shapes.GraphResult]:
         """The routing of a workflow as a Mermaid flowchart, with its problems marked on it."""
@@ -150,6 +154,9 @@ def _resources(server: MCPServer) -> None:
     server.resource("wflint://guide/loop", name="loop", title="The author-check-fix-simulate loop",
                     mime_type="text/markdown", description="How to write a workflow with wflint's tools")(
         lambda: guide.loop_prompt())
+    server.resource("wflint://guide/cases", name="cases", title="Simulate cases: the stubs",
+                    mime_type="text/markdown", description="What a simulate case may stub, with examples")(
+        lambda: guide.CASES)
 
 
 def _no_arguments(fn: Callable[..., str]) -> Callable[[], str]:

@@ -44,7 +44,8 @@ class Fix(BaseModel):
 
 class ServiceAnswer(BaseModel):
     status: int = Field(description="the HTTP status the service answers when the workflow is saved")
-    detail: str | None = None
+    detail: str | None = Field(None, description="the service's own detail text, where wflint knows it exactly "
+                                                 "(a model error's 422 body is built from the message)")
 
 
 class Finding(BaseModel):
@@ -67,8 +68,10 @@ class Finding(BaseModel):
 
 class Verdict(BaseModel):
     accepts: bool = Field(description="whether the service (at the target release) saves the workflow")
-    status: int
-    detail: str | None = None
+    status: int = Field(description="the HTTP status of the save: 200, or the first rejection's")
+    detail: str | None = Field(None, description="the service's own detail text, where wflint knows it exactly")
+    code: str | None = Field(None, description="the rule of the finding the service refuses first")
+    reason: str | None = Field(None, description="that finding's message")
 
 
 class Summary(BaseModel):

@@ -43,15 +43,18 @@ def _page(offset: int, limit: int | None, most: int, default: int) -> tuple[int,
 
 
 def verdict(diags: list[Diagnostic]) -> dict[str, Any]:
-    """The service's answer to saving the file: accepted, or the status and detail of the
-    first rejection its pipeline meets."""
+    """The service's answer to saving the file: accepted, or the status of the first rejection
+    its pipeline meets, with its exact detail where wflint knows it and the finding's words."""
     refusing = [d for d in diags if d.service is not None]
     if not refusing:
-        return {"accepts": True, "status": 200, "detail": None}
+        return {"accepts": True, "status": 200, "detail": None, "code": None, "reason": None}
     first = min(refusing, key=lambda d: tuple((0, x) if isinstance(x, (int, float)) else (1, str(x))
                                               for x in d.service.order))  # type: ignore[union-attr]
-    detail = first.service.detail if first.service.detail is not None else first.message  # type: ignore[union-attr]
-    return {"accepts": False, "status": first.service.status, "detail": detail[:MAX_TEXT_CHARS]}  # type: ignore[union-attr]
+    service = first.service
+    assert service is not None
+    detail = None if service.detail is None else service.detail[:MAX_TEXT_CHARS]
+    return {"accepts": False, "status": service.status, "detail": detail, "code": first.code,
+            "reason": first.message[:MAX_TEXT_CHARS]}
 
 
 def summary_of(diags: list[Diagnostic], fail_level: str) -> dict[str, Any]:
@@ -145,8 +148,9 @@ def simulate(text: str | None = None, path: str | None = None, cases: list[dict[
             check_case(case, f"case {index + 1}")
         loaded = loaded_from(_inspect(wf), wf.shown)
     except LoadError as exc:
-        raise BadInput("bad_argument", str(exc), "a case is {name, parameters: {key: value}, blocks: {label: "
-                                                 "stub}, llm: {...}}; see the wflint://docs/simulate resource") from None
+        raise BadInput("bad_argument", str(exc), "a case is {name, parameters: {key: value}, tasks: {label: "
+                                                 "stub}, llm: {label: answer}, blocks: {label: stub}}; read the "
+                                                 "resource wflint://guide/cases") from None
     refusal = loaded.refusal()
     out = []
     for index, case in enumerate(given):
