@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("mcp")
 import anyio  # noqa: E402
+import jsonschema  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
@@ -82,6 +83,9 @@ async def failure(session: ClientSession, tool: str, **arguments: Any) -> dict[s
     result = await session.call_tool(tool, arguments)
     assert result.is_error, result.structured_content
     assert result.structured_content is not None and set(result.structured_content) == {"error"}
+    # the error fits the tool's output schema: clients on the TypeScript SDK check errors too
+    schema = next(t.output_schema for t in (await session.list_tools()).tools if t.name == tool)
+    jsonschema.validate(result.structured_content, schema)
     return result.structured_content["error"]
 
 
@@ -100,7 +104,8 @@ def test_lists_the_tools_with_schemas_the_resources_and_the_prompt(tmp_path):
             assert tool.description and tool.output_schema and tool.output_schema["type"] == "object"
             assert tool.input_schema["type"] == "object"
         assert {"text", "path", "target_version", "offset", "limit"} <= set(tools["check"].input_schema["properties"])
-        assert "findings" in tools["check"].output_schema["properties"]
+        result, error = tools["check"].output_schema["anyOf"]
+        assert "findings" in result["properties"] and error["required"] == ["error"]
         assert tools["block_schema"].input_schema["required"] == ["block_type"]
 
         uris = {str(r.uri) for r in (await session.list_resources()).resources}
@@ -256,7 +261,7 @@ def test_inputs_a_tool_cannot_use_are_structured_errors_and_the_session_goes_on(
         assert (await failure(session, "block_schema", block_type="navgation"))["message"].endswith(
             "did you mean navigation, action, validation?")
         assert (await failure(session, "explain_rule", rule="misspelt-feild"))["message"].endswith(
-            "did you mean misspelt-field?")
+            "did you mean misspelt-field, missing-field?")
         assert (await failure(session, "simulate", path="ok.json", cases=[{"blocks": [1]}]))["kind"] == "bad_argument"
         bad_type = await session.call_tool("check", {"text": 5})
         assert bad_type.is_error  # the SDK's own argument validation, answered in the session
@@ -268,3 +273,74 @@ def test_inputs_a_tool_cannot_use_are_structured_errors_and_the_session_goes_on(
         assert (await call(session, "check", path="ok.json"))["service"]["status"] == 422
 
     run(scenario, tmp_path)
+
+
+def test_simulate_says_whether_the_service_refuses_the_save_or_the_run(tmp_path):
+    async def scenario(session: ClientSession) -> None:
+        save = (await call(session, "simulate", text=REFUSED))["cases"][0]
+        assert save["status"] == "refused" and save["refused_status"] == 422
+        assert save["summary"].startswith("case defaults: the service refuses to save the workflow (HTTP 422)")
+        fixed = (await call(session, "fix", text=BROKEN, name="orders.yaml", unsafe=True))["text"]
+        run_ = (await call(session, "simulate", text=fixed, name="orders.yaml"))["cases"][0]  # order_id has no default
+        assert run_["refused_status"] == 400 and "to start the run" in run_["summary"]
+        assert "Missing value for parameter order_id" in run_["failure_reason"]
+        # a long trace is paged
+        paged = (await call(session, "simulate", text=fixed, name="orders.yaml", trace_limit=1,
+                            cases=[{"parameters": {"order_id": "1"}}]))["cases"][0]
+        assert paged["trace_total"] == 2 and len(paged["trace"]) == 1 and paged["trace_next_offset"] == 1
+        assert paged["trace"][0]["label"] == "open_page" and paged["name"] == "case 1"
+
+    run(scenario, tmp_path)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_streamable_http_serves_the_same_tools(tmp_path):
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "wflint", "mcp", "--transport", "streamable-http", "--port",
+                               str(port)], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async def main() -> None:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+                    report = await call(session, "check", text=REFUSED)
+                    assert report["service"]["status"] == 422
+
+        for _ in range(200):  # until it listens (the interpreter and the SDK start first)
+            try:
+                import socket
+
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, "the server ended before it listened"
+                time.sleep(0.1)
+        anyio.run(main)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_without_the_sdk_wflint_mcp_says_which_extra_to_install():
+    import subprocess
+
+    code = ("import importlib.util, sys\n"
+            "real = importlib.util.find_spec\n"
+            "importlib.util.find_spec = lambda name, *a: None if name == 'mcp' else real(name, *a)\n"
+            "from wflint.cli import main\n"
+            "main(['mcp'])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "mcp extra" in done.stderr and "Traceback" not in done.stderr

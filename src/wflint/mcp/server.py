@@ -5,6 +5,7 @@ becomes a structured error result: the server's process never dies of a tool cal
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from typing import Annotated, Any, Callable
@@ -61,7 +62,7 @@ def build() -> MCPServer:
     server: MCPServer = MCPServer("wflint", title="wflint: Skyvern workflow checks", version=__version__,
                                   instructions=guide.INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server, annotations=READ_ONLY)
     def check(text: Text = "", path: PathArg = "", target_version: Release = None, name: Name = None,
               offset: Annotated[int, Field(description="the first finding to return (paging)", ge=0)] = 0,
               limit: Annotated[int | None, Field(description=f"findings per page [default {tools.DEFAULT_PAGE}, "
@@ -72,7 +73,7 @@ def build() -> MCPServer:
         answer (HTTP status) and, where wflint can fix it, the fix as text edits and data changes."""
         return answer(lambda: tools.check(text, path, target_version, name, offset, limit), shapes.CheckResult)
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server, annotations=READ_ONLY)
     def fix(text: Text = "", path: PathArg = "",
             unsafe: Annotated[bool, Field(description="also rename misspelt keys, labels, parameter keys and "
                                                       "template variables to their one near match")] = False,
@@ -84,7 +85,7 @@ def build() -> MCPServer:
         changed, and what check says of the result."""
         return answer(lambda: tools.fix(text, path, unsafe, target_version, name, text_offset), shapes.FixResult)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                              open_world_hint=True))
     def simulate(text: Text = "", path: PathArg = "",
                  cases: Annotated[list[dict[str, Any]] | None, Field(
@@ -106,13 +107,13 @@ def build() -> MCPServer:
         return answer(lambda: tools.simulate(text, path, cases, network, target_version, name, trace_offset,
                                              trace_limit), shapes.SimulateResult)
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server, annotations=READ_ONLY)
     def explain_rule(rule: Annotated[str, Field(description="a rule's code (WF104) or name (unknown-field)")],
                      ) -> Annotated[CallToolResult, shapes.RuleDoc]:
         """A rule's documentation: what it finds, why it matters, how to fix it."""
         return answer(lambda: knowledge.explain_rule(rule), shapes.RuleDoc)
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server, annotations=READ_ONLY)
     def block_schema(block_type: Annotated[str, Field(description="a block type: task, navigation, extraction, "
                                                                   "for_loop, code, http_request ...")],
                      target_version: Release = None) -> Annotated[CallToolResult, shapes.BlockSchema]:
@@ -120,7 +121,7 @@ def build() -> MCPServer:
         template, and what each does (from wflint's model of the service's request)."""
         return answer(lambda: knowledge.block_schema(block_type, target_version), shapes.BlockSchema)
 
-    @server.tool(annotations=READ_ONLY)
+    @_tool(server, annotations=READ_ONLY)
     def graph(text: Text = "", path: PathArg = "",
               parameters: Annotated[bool, Field(description="also draw the parameters and what reads them")] = False,
               target_version: Release = None, name: Name = None) -> Annotated[CallToolResult, shapes.GraphResult]:
@@ -136,6 +137,15 @@ def build() -> MCPServer:
         return guide.loop_prompt(goal)
 
     return server
+
+
+def _tool(server: MCPServer, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``server.tool`` with the function's docstring as one line of description (the SDK
+    would send it with its source indentation)."""
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return server.tool(description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), **options)(fn)
+
+    return register
 
 
 def _resources(server: MCPServer) -> None:

@@ -1,11 +1,32 @@
 """The tools' outputs, declared once as pydantic models: the SDK publishes their JSON Schemas
-as each tool's ``outputSchema`` and checks every result against them before it is sent."""
+as each tool's ``outputSchema`` and checks every result against them before it is sent.
+
+A tool that cannot do its work answers ``{"error": {kind, message, hint}}`` with ``isError``.
+Each result's schema admits that shape too (``_or_error``): clients built on the TypeScript SDK
+(the MCP Inspector among them) check an error's structured content against the output schema
+as well, and would otherwise replace the error with a schema mismatch.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def _or_error(schema: dict[str, Any], cls: type) -> None:
+    """A result's schema, or the error shape: ``anyOf`` the two under an object root."""
+    success = {key: schema.pop(key) for key in ("properties", "required") if key in schema}
+    failure = ToolFailure.model_json_schema()
+    failure = {key: failure[key] for key in ("type", "properties", "required", "description") if key in failure}
+    schema["anyOf"] = [{"type": "object", **success},
+                       {"type": "object", "properties": {"error": failure}, "required": ["error"]}]
+
+
+class Result(BaseModel):
+    """A tool's whole result (not a part of one): its schema admits the error shape."""
+
+    model_config = ConfigDict(json_schema_extra=_or_error)
 
 
 class Edit(BaseModel):
@@ -83,7 +104,7 @@ class Summary(BaseModel):
     service: Verdict
 
 
-class CheckResult(Summary):
+class CheckResult(Summary, Result):
     file: str
     release: str
     offset: int
@@ -92,7 +113,7 @@ class CheckResult(Summary):
     next_step: str
 
 
-class FixResult(BaseModel):
+class FixResult(Result):
     file: str
     changed: bool
     unsafe: bool
@@ -124,7 +145,7 @@ class CaseRun(BaseModel):
     timeline: str
 
 
-class SimulateResult(BaseModel):
+class SimulateResult(Result):
     file: str
     network: bool
     errors_before_run: list[str]
@@ -132,7 +153,7 @@ class SimulateResult(BaseModel):
     cases: list[CaseRun]
 
 
-class RuleDoc(BaseModel):
+class RuleDoc(Result):
     code: str
     name: str
     severity: str
@@ -157,7 +178,7 @@ class FieldDoc(BaseModel):
     json_schema: dict[str, Any]
 
 
-class BlockSchema(BaseModel):
+class BlockSchema(Result):
     block_type: str
     release: str
     title: str
@@ -175,7 +196,7 @@ class Picture(BaseModel):
     findings: int
 
 
-class GraphResult(BaseModel):
+class GraphResult(Result):
     file: str
     mermaid: str | None = Field(description="the first workflow's routing as a Mermaid flowchart")
     workflows: list[Picture]

@@ -159,18 +159,23 @@ def simulate(text: str | None = None, path: str | None = None, cases: list[dict[
             result, inputs, unstubbed = {"name": case["name"], **refusal}, [], []
         else:
             result, inputs, unstubbed = run_case(loaded.request, case, network=network)
-        out.append(_case_result(result, render_trace(result, inputs, unstubbed), unstubbed, trace_offset, trace_limit))
+        out.append(_case_result(result, render_trace(result, inputs, unstubbed), unstubbed, trace_offset, trace_limit,
+                                "save" if refusal else "run"))
     errors = [f"{d.line}:{d.column} {d.code} {d.message}"[:MAX_TEXT_CHARS] for d in loaded.errors[:5]]
     return {"file": wf.shown, "network": network, "errors_before_run": errors,
             "summary": " ".join(c["summary"] for c in out), "cases": out}
 
 
-def _case_result(result: dict[str, Any], timeline: str, unstubbed: list[str], offset: int, limit: int) -> dict[str, Any]:
+def _case_result(result: dict[str, Any], timeline: str, unstubbed: list[str], offset: int, limit: int,
+                 refused: str) -> dict[str, Any]:
+    """One case's run in an agent's terms. ``refused`` says what the service refuses when the
+    result is an HTTP answer: to save the workflow, or to start the run (a missing parameter)."""
     name = result.get("name") or "case"
     if "http_status" in result:
         detail = str((result.get("body") or {}).get("detail"))[:MAX_TEXT_CHARS]
+        what = "to save the workflow" if refused == "save" else "to start the run"
         return {"name": name, "status": "refused", "refused_status": result["http_status"], "failure_reason": detail,
-                "summary": f"case {name}: the service refuses the workflow (HTTP {result['http_status']}): {detail}",
+                "summary": f"case {name}: the service refuses {what} (HTTP {result['http_status']}): {detail}",
                 "blocks_run": [], "failed_block": None, "outputs": {}, "trace": [], "trace_total": 0,
                 "trace_next_offset": None, "unstubbed": [], "timeline": timeline[:TEXT_PAGE]}
     trace = result.get("trace") or []
