@@ -77,7 +77,7 @@ def fixes_for(diags: list[Diagnostic], source: SourceFile) -> dict[int, dict[str
             if d.code in f.codes and (a <= start <= b or start <= a <= end):
                 if id(f) not in cache:
                     safety = "unsafe" if d.code in UNSAFE_CODES and f.codes == (d.code,) else "safe"
-                    cache[id(f)] = described_fix(f.title, safety, f.splices, source)
+                    cache[id(f)] = {"id": len(cache) + 1, **described_fix(f.title, safety, f.splices, source)}
                 out[i] = cache[id(f)]
                 break
     return out

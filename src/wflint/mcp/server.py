@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import threading
 from typing import Annotated, Any, Callable
 
 from mcp.server import MCPServer
@@ -33,6 +34,11 @@ Name = Annotated[str | None, Field(description="a file name for text (its suffix
                                                "service receives it) [default: workflow.json for text starting "
                                                "with '{', else workflow.yaml]")]
 
+#: the SDK runs each call of a plain function on a worker thread, so a client's parallel calls
+#: would run the library side by side; it is not written for that (the simulator's engine
+#: least of all), and the interpreter lock would gain nothing from it
+_ONE_AT_A_TIME = threading.Lock()
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
@@ -40,7 +46,8 @@ def answer(work: Callable[[], dict[str, Any]], model: type[BaseModel]) -> CallTo
     """The tool's result, or a structured error: ``BadInput`` for input it cannot use, and
     anything else (a wflint bug) as ``internal``."""
     try:
-        data = model.model_validate(work()).model_dump(mode="json")
+        with _ONE_AT_A_TIME:
+            data = model.model_validate(work()).model_dump(mode="json")
     except BadInput as exc:
         return failure(exc.kind, exc.message, exc.hint)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: the session goes on

@@ -56,6 +56,8 @@ class Change(BaseModel):
 
 
 class Fix(BaseModel):
+    id: int = Field(description="findings answered by one fix (a rename that also answers a reference's finding) "
+                                "share its id: apply it once")
     title: str
     safety: Literal["safe", "unsafe"] = Field(description="unsafe fixes change what the service stores "
                                                           "(a name renamed to its near match): review them")
