@@ -33,7 +33,8 @@ def test_an_offset_in_a_key_is_the_member_at_its_key():
 
 def test_check_finds_json_paths_in_json_and_inside_a_yaml_definition_string():
     request = {"title": "t", "workflow_definition": {"parameters": [], "blocks": [
-        {"block_type": "wait", "label": "w", "wait_sec": 1, "max_retires": 2}]}}
+        {"block_type": "navigation", "label": "go", "url": "https://e.com", "navigation_goal": "look",
+         "max_retires": 2}]}}
     report = tools.check(text=json.dumps(request, indent=2))
     assert report["file"] == "workflow.json"
     misspelt = next(f for f in report["findings"] if f["code"] == "WF109")
