@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from wflint import api
-from wflint.config import Config
+from wflint.project.config import Config
 from wflint.document.parse import parse
 from wflint.document.source import decode
 

@@ -27,7 +27,7 @@ def fixture_files() -> list[Path]:
 def render(path: Path) -> str:
     """The concise output for one fixture, as the golden file holds it."""
     from wflint.api import check_file
-    from wflint.config import Config
+    from wflint.project.config import Config
     from wflint.report.formats import concise
 
     rel = path.relative_to(ROOT)

@@ -6,7 +6,7 @@ stand-in over real HTTP (in a thread, or as a process for the SIGKILL test).
 block's stub says (``{"output": X}``, ``{"fail": "why"}``, ``{"status": "terminated",
 "reason": "..."}``), so the run machinery (statuses, store, webhooks, endpoints) can be tested
 apart from the engine, which has its own tests. It honours the engine's contract
-(``wflint.server.run_engine``) and reports each block through ``on_block`` as it starts and ends.
+(``wflint.server.runs.engine``) and reports each block through ``on_block`` as it starts and ends.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class ThreadServer:
     def __init__(self, keys=("e2e-key=o_e2e",), **config) -> None:
         import uvicorn
 
-        from wflint.server.app import create_app
+        from wflint.server.http.app import create_app
         from wflint.server.cli import listening_socket
         from wflint.server.testing import make_state
 
@@ -139,7 +139,7 @@ def serve_process_main(argv: list[str]) -> None:
     process the SIGKILL test can kill."""
     import uvicorn
 
-    from wflint.server.app import create_app
+    from wflint.server.http.app import create_app
     from wflint.server.cli import listening_socket
     from wflint.server.testing import make_state
 

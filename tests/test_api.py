@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from wflint import api
-from wflint.config import Config
-from wflint.diagnostics import finalize
+from wflint.project.config import Config
+from wflint.core.diagnostics import finalize
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "fixtures" / "rules"

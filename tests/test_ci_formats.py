@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from junitparser import Failure, JUnitXml
 
 from wflint.cli import main
-from wflint.diagnostics import Diagnostic
+from wflint.core.diagnostics import Diagnostic
 from wflint.report.formats import gitlab, junit, sarif
 from wflint.rules import registry
 
@@ -34,7 +34,7 @@ MISSING = FIX / "WF101" / "bad_navigation_without_goal.yaml"  # one error
 
 def shown(path: Path) -> str:
     """A path as wflint reports it: relative to the working directory when below it."""
-    from wflint.discovery import shown_path
+    from wflint.project.discovery import shown_path
 
     return shown_path(path)
 UNUSED = FIX / "WF213" / "bad_unused.yaml"

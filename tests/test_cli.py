@@ -21,7 +21,7 @@ WARN_ONLY = FIX / "WF213" / "bad_unused.yaml"
 
 def shown(path: Path) -> str:
     """How the CLI reports a path: relative to the working directory when below it."""
-    from wflint.discovery import shown_path
+    from wflint.project.discovery import shown_path
 
     return shown_path(path)
 

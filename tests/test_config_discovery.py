@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from wflint import config
-from wflint.config import Config, ConfigError, discover
+from wflint.project import config
+from wflint.project.config import Config, ConfigError, discover
 
 
 def _parsing_every_file(start: Path) -> Config:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from wflint.api import check_paths
 from wflint.cli import main
-from wflint.config import Config
+from wflint.project.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 VALID = (ROOT / "fixtures" / "rules" / "WF001" / "ok_valid.yaml").read_text()
@@ -208,7 +208,7 @@ def test_stdin_obeys_the_size_limit():
 
 
 def test_an_unreadable_directory_is_reported_whoever_runs_the_tests(tmp_path, monkeypatch):
-    import wflint.discovery as discovery
+    import wflint.project.discovery as discovery
 
     write(tmp_path, {"ok.yaml": VALID, "locked/flow.yaml": VALID})
     real_scandir = os.scandir

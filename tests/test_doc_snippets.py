@@ -115,7 +115,7 @@ def test_the_readme_is_short_and_links_only_to_files_that_exist():
 def test_the_configuration_examples_are_valid_configurations():
     import tomllib
 
-    from wflint.config import from_table
+    from wflint.project.config import from_table
 
     pages = [ROOT / "docs" / "configuration.md", ROOT / "docs" / "limits.md"]
     blocks = [b for b in all_blocks(pages) if b.language == "toml"]

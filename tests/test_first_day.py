@@ -101,10 +101,10 @@ def test_without_docs_url_rules_link_to_the_repository_docs_as_before(tmp_path):
 
 
 def test_show_settings_prints_every_setting_with_where_it_came_from(tmp_path, monkeypatch):
-    from wflint.config import _KEYS
+    from wflint.project.config import _KEYS
     from wflint.document.limits import Limits
     from wflint.model.releases import NEWEST
-    from wflint.records import field_names
+    from wflint.core.records import field_names
 
     cfg = tmp_path / ".wflint.toml"
     cfg.write_text('exclude = ["drafts/"]\ntarget-version = "1.0.55"\n[limits]\nblocks = 20000\n')

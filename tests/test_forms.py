@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from wflint.api import check_file
-from wflint.config import Config
+from wflint.project.config import Config
 from wflint.model.releases import RELEASES
 
 FORMS = Path(__file__).resolve().parent.parent / "fixtures" / "forms"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pathspec
 import pytest
 
-from wflint.config import Config
-from wflint.discovery import discover
-from wflint.globs import GlobTooComplex, compile_gitignore, compile_globs
+from wflint.project.config import Config
+from wflint.project.discovery import discover
+from wflint.project.globs import GlobTooComplex, compile_gitignore, compile_globs
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 GOOD = "title: t\nworkflow_definition:\n  parameters: []\n  blocks:\n    - {block_type: wait, label: a, wait_sec: 1}\n"

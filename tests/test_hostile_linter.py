@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from wflint.api import check_bytes, check_text
 from wflint.cli import main
-from wflint.config import Config
+from wflint.project.config import Config
 from wflint.document.limits import DEFAULT, Limits, code_depth, template_depth
 from wflint.report.formats import FORMATS, full
 from wflint.rules import registry

@@ -13,9 +13,10 @@ import time
 import httpx
 import pytest
 
-from wflint.server import budget, queries
-from wflint.server.limits import ServerLimits
-from wflint.server.search import LikeMatcher
+from wflint.server.protocol import budget
+from wflint.server.workflows import queries
+from wflint.server.protocol.limits import ServerLimits
+from wflint.server.store.search import LikeMatcher
 from wflint.server.testing import make_client, make_state
 
 A = {"x-api-key": "key-a"}
@@ -154,7 +155,7 @@ def test_the_app_passes_its_thread_cap_to_every_request(monkeypatch):
 
     monkeypatch.setattr(queries, "list_workflows", held)
     monkeypatch.setattr(queries, "get_workflow", held)
-    from wflint.server.app import create_app
+    from wflint.server.http.app import create_app
 
     async def flood():
         transport = httpx.ASGITransport(app=create_app(state=state))

@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 VALID_FILE = next(p for p in sorted((ROOT / "fixtures" / "valid").iterdir()) if p.suffix == ".yaml")
 HEAVY = ("jsonschema", "jsonschema_rs", "jinja2", "starlette", "uvicorn", "pydantic", "wflint.server", "wflint.fix", "wflint.api",
-         "pygls", "lsprotocol", "mcp", "wflint.mcp", "sqlite3", "tomllib", "wflint.rules", "wflint.config", "pathspec")
+         "pygls", "lsprotocol", "mcp", "wflint.mcp", "sqlite3", "tomllib", "wflint.rules", "wflint.project.config", "pathspec")
 
 PROBE = """
 import contextlib, io, sys
@@ -40,7 +40,7 @@ def test_version_loads_nothing_heavy():
 def test_importing_the_command_line_loads_click_and_the_format_names_only():
     code = "import sys, wflint.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith('wflint'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert out.stdout.split() == ["wflint", "wflint.cli", "wflint.exit_status", "wflint.records", "wflint.report",
+    assert out.stdout.split() == ["wflint", "wflint.cli", "wflint.core", "wflint.core.exit_status", "wflint.core.records", "wflint.report",
                                   "wflint.report.color", "wflint.report.formats"]
 
 
@@ -113,7 +113,7 @@ def test_a_configuration_without_globs_does_not_import_pathspec(tmp_path):
     (tmp_path / ".wflint.toml").write_text('ignore = ["WF213"]\n')
     (tmp_path / "flow.yaml").write_text(SIMPLE_TEMPLATES)
     got = loaded("check", "flow.yaml", cwd=tmp_path)
-    assert "wflint.config" in got and "tomllib" in got and "pathspec" not in got
+    assert "wflint.project.config" in got and "tomllib" in got and "pathspec" not in got
 
 
 def test_a_template_with_a_statement_still_imports_jinja2(tmp_path):

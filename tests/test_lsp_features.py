@@ -12,7 +12,7 @@ pytest.importorskip("pygls")
 from lsprotocol import types as lsp  # noqa: E402
 
 from wflint.api import check_text  # noqa: E402
-from wflint.config import Config  # noqa: E402
+from wflint.project.config import Config  # noqa: E402
 from wflint.document.source import SourceFile  # noqa: E402
 from wflint.fix import fix_text  # noqa: E402
 from wflint.fix.intent import CODES as INTENT_CODES  # noqa: E402
@@ -155,7 +155,7 @@ def test_finally_block_label_completes_top_level_blocks_only():
 
 def test_excluded_files_get_no_diagnostics(tmp_path: Path):
     (tmp_path / ".wflint.toml").write_text('exclude = ["drafts/**"]\n')
-    from wflint.config import discover
+    from wflint.project.config import discover
 
     config = discover(tmp_path)
     draft = tmp_path / "drafts" / "x.yaml"

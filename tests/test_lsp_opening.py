@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 pytest.importorskip("pygls")
 
 from wflint import __version__  # noqa: E402
-from wflint.config import Config  # noqa: E402
+from wflint.project.config import Config  # noqa: E402
 from wflint.lsp.capabilities import initialize_result  # noqa: E402
 from wflint.lsp.diagnostics import findings, to_lsp, to_wire  # noqa: E402
 from wflint.lsp.documents import Document  # noqa: E402

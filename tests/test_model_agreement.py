@@ -21,7 +21,7 @@ from wflint import api
 from wflint.model import BLOCK_TYPES, PARAMETER_TYPES
 
 pydantic = pytest.importorskip("pydantic")
-models = pytest.importorskip("wflint.server.models")
+models = pytest.importorskip("wflint.server.workflows.models")
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,11 +1,11 @@
-"""``wflint.patterns.lazy``: a regular expression compiled on first use, which answers as
+"""``wflint.core.patterns.lazy``: a regular expression compiled on first use, which answers as
 the compiled pattern does."""
 
 from __future__ import annotations
 
 import re
 
-from wflint.patterns import LazyPattern, lazy
+from wflint.core.patterns import LazyPattern, lazy
 
 
 def test_a_lazy_pattern_compiles_on_first_use_only():

@@ -1,4 +1,4 @@
-"""Records (``wflint.records``) behave as the dataclasses they replace: each behaviour of the
+"""Records (``wflint.core.records``) behave as the dataclasses they replace: each behaviour of the
 base is held against a dataclass twin declared here (the converted classes of the code base are
 held to theirs in test_records_converted.py)."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wflint.records import MutableRecord, Record, assign, field_names, fresh, replace
+from wflint.core.records import MutableRecord, Record, assign, field_names, fresh, replace
 
 # ---------------------------------------------------------------------- the base, with twins
 

@@ -1,5 +1,5 @@
 """Every class the one-file check used to make as a dataclass is a record now
-(``wflint.records``), with that dataclass's behaviour: its fields, equality, hashing, repr,
+(``wflint.core.records``), with that dataclass's behaviour: its fields, equality, hashing, repr,
 frozenness, pickling and ``replace``, held against a dataclass twin made from the old
 declaration (fields and options listed here) and on real instances from checking fixtures."""
 
@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from wflint.records import MutableRecord, Record, field_names, replace
+from wflint.core.records import MutableRecord, Record, field_names, replace
 
 
 #: every class the one-file check made as a dataclass, with that dataclass's fields in order and
 #: its flavour: "frozen" (frozen=True), "mutable" (eq by fields, unhashable), "identity" (eq=False;
 #: frozen too for Release); "slots" when it was slots=True; the fields it had with compare=False
 CONVERTED = [
-    ("wflint.config", "Config", "mutable", "select ignore fail_level mode exclude include per_file_ignores "
+    ("wflint.project.config", "Config", "mutable", "select ignore fail_level mode exclude include per_file_ignores "
      "respect_gitignore severity limits source target_version docs_url origins skip_non_workflows", ""),
-    ("wflint.diagnostics", "Pos", "frozen slots", "line col offset", ""),
-    ("wflint.diagnostics", "ServiceVerdict", "frozen slots", "status detail order", ""),
-    ("wflint.diagnostics", "Diagnostic", "frozen slots", "path line column end_line end_column code name severity "
+    ("wflint.core.diagnostics", "Pos", "frozen slots", "line col offset", ""),
+    ("wflint.core.diagnostics", "ServiceVerdict", "frozen slots", "status detail order", ""),
+    ("wflint.core.diagnostics", "Diagnostic", "frozen slots", "path line column end_line end_column code name severity "
      "message help service offset", "offset"),
     ("wflint.document.limits", "Limits", "frozen slots", "file_bytes depth nodes alias_nodes alias_chars string_chars "
      "blocks parameters loop_depth template_depth code_depth", ""),
@@ -41,9 +41,9 @@ CONVERTED = [
     ("wflint.workflow.routing", "Scope", "frozen", "loop blocks", ""),
     ("wflint.report.statistics", "RuleCount", "frozen", "code name severity count", ""),
     ("wflint.workflow.wrapper", "Wrapper", "frozen", "layout key meant has_title", ""),
-    ("wflint.discovery", "Candidate", "frozen", "path shown explicit declared", ""),
-    ("wflint.discovery", "Problem", "frozen", "shown message", ""),
-    ("wflint.discovery", "Discovery", "mutable", "candidates skipped problems", ""),
+    ("wflint.project.discovery", "Candidate", "frozen", "path shown explicit declared", ""),
+    ("wflint.project.discovery", "Problem", "frozen", "shown message", ""),
+    ("wflint.project.discovery", "Discovery", "mutable", "candidates skipped problems", ""),
     ("wflint.report.color", "Style", "frozen", "enabled", ""),
     ("wflint.workflow.sanitizer", "Sanitized", "mutable", "request label_map key_map", ""),
     ("wflint.workflow.unwrap", "Unwrapped", "mutable", "workflows diagnostics server_keys", ""),
@@ -138,8 +138,8 @@ def real_records(tmp_path_factory) -> dict[type, list[Any]]:
     from pathlib import Path
 
     from wflint import api
-    from wflint.config import Config, from_table
-    from wflint.discovery import discover
+    from wflint.project.config import Config, from_table
+    from wflint.project.discovery import discover
     from wflint.document.parse import parse
     from wflint.document.source import decode
     from wflint.report import color, statistics, suppressions
@@ -239,7 +239,7 @@ def test_a_parallel_check_brings_its_results_back_across_processes():
     from pathlib import Path
 
     from wflint import api
-    from wflint.config import Config
+    from wflint.project.config import Config
 
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     paths = [fixtures / "invalid", fixtures / "valid", fixtures / "rules"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from wflint.api import check_text
-from wflint.config import Config
+from wflint.project.config import Config
 
 
 def verdict(text: str, path: str, release: str) -> int:

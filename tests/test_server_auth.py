@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wflint.server.auth import ApiKeys, KeySpecError, parse_key_spec
+from wflint.server.protocol.auth import ApiKeys, KeySpecError, parse_key_spec
 from wflint.server.testing import make_client
 
 BODY = {"json_definition": {"title": "t", "workflow_definition": {"parameters": [], "blocks": []}}}

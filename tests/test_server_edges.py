@@ -79,7 +79,7 @@ def test_seed_walk_is_safe_and_reports_a_dangling_link(tmp_path):
 
 
 def test_seed_honours_the_configuration_exclude(tmp_path, monkeypatch):
-    from wflint.config import Config
+    from wflint.project.config import Config
 
     (tmp_path / "good.yaml").write_text(BARE_YAML)
     (tmp_path / "drafts").mkdir()

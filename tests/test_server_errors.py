@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wflint.server import engine_bridge
+from wflint.server.workflows import verdict as engine_bridge
 from wflint.server.testing import make_client
 
 A = {"x-api-key": "key-a"}

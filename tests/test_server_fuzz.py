@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from wflint.server.app import create_app
+from wflint.server.http.app import create_app
 from wflint.server.testing import make_client, make_state
 
 A = {"x-api-key": "key-a"}

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from wflint.server import engine_bridge
-from wflint.server.limits import ServerLimits
+from wflint.server.workflows import verdict as engine_bridge
+from wflint.server.protocol.limits import ServerLimits
 from wflint.server.testing import make_client, make_state
 
 A = {"x-api-key": "key-a"}
@@ -89,7 +89,7 @@ def test_loops_past_loop_depth_are_refused_before_validation(client):
 def test_remembered_loop_items_give_pydantic_s_own_answers():
     from pydantic import ValidationError
 
-    from wflint.server import models
+    from wflint.server.workflows import models
 
     cases = [
         {"label": "a", "loop_blocks": [{"label": "b", "loop_blocks": [{"label": "w", "wait_sec": 5}],

@@ -7,7 +7,7 @@ import threading
 
 from hypothesis import given, strategies as st
 
-from wflint.server.ids import EPOCH, IdGenerator, derived_id, idempotent_wpid
+from wflint.server.protocol.ids import EPOCH, IdGenerator, derived_id, idempotent_wpid
 
 
 def test_ids_look_like_the_services_and_grow():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wflint.server.errors import Reply
-from wflint.server.run_params import resolve
+from wflint.server.protocol.errors import Reply
+from wflint.server.runs.params import resolve
 
 
 def p(key, kind, **extra):

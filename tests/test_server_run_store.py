@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 
 from run_fakes import FakeEngine
-from wflint.server.store import Store
+from wflint.server.store.database import Store
 from wflint.server.testing import make_client, make_state
 
 A = {"x-api-key": "key-a"}

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from run_fakes import FakeEngine, Receiver, verify_skyvern_webhook
-from wflint.server import webhooks
+from wflint.server.runs import webhooks
 from wflint.server.testing import make_client, make_state
 
 A = {"x-api-key": "key-a"}

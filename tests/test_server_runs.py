@@ -228,7 +228,7 @@ def test_stubs_from_a_directory_match_by_permanent_id_or_title(tmp_path, engine)
 
 
 def test_a_bad_stub_directory_is_a_clear_error(tmp_path):
-    from wflint.server.stubs import StubDirectory, StubError
+    from wflint.server.runs.stubs import StubDirectory, StubError
 
     (tmp_path / "x.json").write_text('{"blocks": []}')
     with pytest.raises(StubError, match="blocks must be an object"):
@@ -239,7 +239,7 @@ def test_a_bad_stub_directory_is_a_clear_error(tmp_path):
 
 
 def test_run_bodies_pass_the_hostile_input_limits(engine):
-    from wflint.server.limits import ServerLimits
+    from wflint.server.protocol.limits import ServerLimits
 
     c = make_client(make_state(run_executor=engine, limits=ServerLimits(body_bytes=2000, depth=20, queued_runs=1)))
     wpid = save(c, blocks=[BLOCKS[0]])
@@ -261,7 +261,7 @@ def test_run_bodies_pass_the_hostile_input_limits(engine):
 
 
 def test_failure_category_is_the_declared_error_codes_else_the_classifiers_fallback():
-    from wflint.server.run_replies import UNKNOWN_FAILURE, status_reply
+    from wflint.server.runs.replies import UNKNOWN_FAILURE, status_reply
 
     base = {"run_id": "wr_1", "organization_id": "o_1", "workflow_permanent_id": "wpid_1", "workflow_title": "t",
             "status": "failed", "parameters": {}, "proxy_location": "RESIDENTIAL", "run_with": "agent",

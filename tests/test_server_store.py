@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from wflint.server.store import Store
+from wflint.server.store.database import Store
 from wflint.server.testing import make_client, make_state
 
 A = {"x-api-key": "key-a"}

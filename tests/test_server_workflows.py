@@ -7,7 +7,7 @@ import re
 import pytest
 
 from wflint.server.testing import make_client
-from wflint.server.workflows import WORKFLOW_KEYS
+from wflint.server.workflows.versions import WORKFLOW_KEYS
 
 A = {"x-api-key": "key-a"}
 B = {"x-api-key": "key-b"}

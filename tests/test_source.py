@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wflint.diagnostics import Pos
+from wflint.core.diagnostics import Pos
 from wflint.document.source import SourceFile, decode
 
 # --------------------------------------------------------------------------- positions

@@ -82,8 +82,8 @@ def test_a_one_file_check_imports_only_its_format_and_no_glob_matcher(tmp_path):
 
 
 def test_globs_and_gitignore_still_match(tmp_path, monkeypatch):
-    from wflint.config import Config
-    from wflint.discovery import discover
+    from wflint.project.config import Config
+    from wflint.project.discovery import discover
 
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("ignored.yaml\n")
@@ -131,7 +131,7 @@ def test_the_mock_list_page_is_rendered_once_per_store_state_and_follows_every_w
 
     from starlette.datastructures import QueryParams
 
-    from wflint.server import queries
+    from wflint.server.workflows import queries
     from wflint.server.testing import make_client, make_state
 
     state = make_state(keys=("k=o_1",))
@@ -202,7 +202,7 @@ def test_the_server_freezes_what_its_first_check_loaded_and_a_library_caller_kee
 
     script = (
         "import gc, sys\n"
-        "from wflint.server import engine_bridge\n"
+        "from wflint.server.workflows import verdict as engine_bridge\n"
         "engine_bridge.settle_after_first_check = sys.argv[1] == 'serve'\n"
         "request = {'title': 't', 'workflow_definition': {'parameters': [], 'blocks': []}}\n"
         "engine_bridge.evaluate(request, 'json')\n"

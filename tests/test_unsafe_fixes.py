@@ -120,7 +120,7 @@ def test_the_language_server_offers_the_rename_as_the_preferred_quick_fix():
     pytest.importorskip("pygls")
     from lsprotocol import types as lsp
 
-    from wflint.config import Config
+    from wflint.project.config import Config
     from wflint.lsp import actions
     from wflint.lsp.diagnostics import findings, to_lsp
     from wflint.lsp.documents import Document

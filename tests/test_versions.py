@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from wflint import model
 from wflint.api import check_file
 from wflint.cli import main
-from wflint.config import Config, ConfigError, from_table
+from wflint.project.config import Config, ConfigError, from_table
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ROOT / "fixtures" / "versions"

@@ -3,7 +3,7 @@
     >>> from wflint import check_text
     >>> diags = check_text(open("flow.yaml").read(), path="flow.yaml")
 
-``check_paths`` checks the files ``wflint.discovery`` finds under files and directories: every
+``check_paths`` checks the files ``wflint.project.discovery`` finds under files and directories: every
 file named, and every file met in a walk whose content is a workflow
 (``wflint.workflow.recognize``); ``check_text``, ``check_bytes`` and
 ``check_file`` check what they are given as a workflow. ``evaluate`` checks a request that
@@ -21,11 +21,20 @@ from .workflow import unwrap
 from .report import suppressions
 from .workflow import view
 from .workflow.recognize import recognize
-from .config import Config
-from .diagnostics import Diagnostic, Pos, ServiceVerdict, finalize, make
-from .discovery import MAX_FILE_BYTES, Candidate, Globs, TooLarge, base_dir, discover, read_limited, unreadable_reason
+from .project.config import Config
+from .core.diagnostics import Diagnostic, Pos, ServiceVerdict, finalize, make
+from .project.discovery import (
+    MAX_FILE_BYTES,
+    Candidate,
+    Globs,
+    TooLarge,
+    base_dir,
+    discover,
+    read_limited,
+    unreadable_reason,
+)
 from .document.parse import collector_paused, parse
-from .records import MutableRecord, assign, fresh, replace
+from .core.records import MutableRecord, assign, fresh, replace
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
 
@@ -266,7 +275,7 @@ FileCallback = Callable[[str, bool, int, int], None]
 def check_paths(paths: Iterable[str | Path], config: Config | None = None, *, jobs: int | None = None,
                 on_file: FileCallback | None = None, respect_gitignore: bool | None = None,
                 follow_links: bool = False) -> Report:
-    """Check files and directories: every file the walk finds (``wflint.discovery``) whose
+    """Check files and directories: every file the walk finds (``wflint.project.discovery``) whose
     content is a workflow. ``jobs`` processes share the work (default: one per usable CPU, see
     ``usable_cpus``, and a single process for small runs)."""
     config = config or Config()

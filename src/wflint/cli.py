@@ -21,13 +21,13 @@ from .report.formats import FORMATS, HUMAN_FORMATS
 
 if TYPE_CHECKING:  # the library API (parsers, rules, validators) is imported by the commands that use it
     from .api import Report
-    from .config import Config
-    from .discovery import SourceLines
+    from .project.config import Config
+    from .project.discovery import SourceLines
 
 # The rest (configuration, reporting) is imported by the commands that use it: `--version`
 # and `rule` pay for click and little else.
 
-from .exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 - the statuses, named here too
+from .core.exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 - the statuses, named here too
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -142,8 +142,8 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
     gc.disable()
     try:
         from .api import InternalError
-        from .config import ConfigError, discover, load, settings_text, with_limits
-        from .diagnostics import at_or_above, finalize
+        from .project.config import ConfigError, discover, load, settings_text, with_limits
+        from .core.diagnostics import at_or_above, finalize
         from .report import progress, statistics
         from .report.safe_text import printable
     finally:
@@ -179,7 +179,7 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: {printable(str(exc))}", err=True)
         sys.exit(EXIT_USAGE)
     if show_settings:
-        from .discovery import base_dir
+        from .project.discovery import base_dir
 
         click.echo(settings_text(cfg, str(base_dir(cfg))), nl=False)
         sys.exit(EXIT_OK)
@@ -270,7 +270,7 @@ def _print_all(text: str) -> None:
 
 
 def _limit_values(specs: tuple[str, ...]) -> dict[str, int]:
-    from .config import ConfigError
+    from .project.config import ConfigError
 
     values: dict[str, int] = {}
     for spec in _split(specs):
@@ -286,7 +286,7 @@ def _run(
     follow_links: bool = False,
 ) -> tuple[Report, SourceLines]:
     from .api import Report, check_paths, check_stdin
-    from .discovery import SourceLines
+    from .project.discovery import SourceLines
 
     files = [p for p in paths if p != "-"]
     report = check_paths(files, cfg, jobs=jobs, on_file=on_file, follow_links=follow_links) if files else Report()

@@ -208,7 +208,7 @@ def run_service(release: str, cases: list[Case], install: bool, create: bool = F
 
 def wflint_verdict(case: Case, release: str) -> dict[str, Any]:
     from wflint.api import check_text
-    from wflint.config import Config
+    from wflint.project.config import Config
 
     from wflint.api import InternalError
 

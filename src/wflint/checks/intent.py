@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 #: how alike two names must be (``difflib`` ratio) to count as a misspelling of each other
 CUTOFF = 0.75

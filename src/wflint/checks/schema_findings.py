@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ..model import schema
 from ..model.validators import _defs, lint_schema, validator
-from ..records import Record, assign
+from ..core.records import Record, assign
 from . import fast_validation
 
 if TYPE_CHECKING:

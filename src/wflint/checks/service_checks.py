@@ -22,7 +22,7 @@ import functools
 import json
 from typing import Any, Iterable, Sequence
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 # --------------------------------------------------------------------------- identifiers (§5.2, §4.1)
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..document.limits import DEFAULT as DEFAULT_LIMITS, exceeded, template_depth
 from . import template_expressions
-from ..patterns import lazy
-from ..records import Record, assign
+from ..core.patterns import lazy
+from ..core.records import Record, assign
 
 if TYPE_CHECKING:
     from jinja2 import TemplateSyntaxError, nodes

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 _TOKEN = lazy(
     r"(?P<ws>[ \t\n]+)"

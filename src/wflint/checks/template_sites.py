@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import model
 from ..model.release_view import per_model
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from ..workflow.view import Block, Path, Workflow, modeled_objects
 from .template_analysis import (  # noqa: F401 - the public API of templates
     JINJA_GLOBALS, NO_JINJA, Analysis, Read, SyntaxProblem, analyze, has_jinja, mask_python_comments,

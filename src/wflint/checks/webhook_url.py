@@ -10,7 +10,7 @@ here; the mock's tests compare its verdicts with the library's on a set of probe
 import ipaddress
 import re
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 
 MAX_LENGTH = 2083

@@ -7,7 +7,7 @@ question of a node, so the answer lives here once.
 
 from __future__ import annotations
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 
 _DECIMAL = lazy(r"[-+]?(?:0|[1-9][0-9]*)")

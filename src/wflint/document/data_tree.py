@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 
 _ORIGIN = Pos(1, 1, 0)
 

@@ -11,13 +11,13 @@ import json
 from json.decoder import scanstring
 from typing import Callable
 
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from .source import SourceFile
 from .limits import DEFAULT, Limits, exceeded
 from .parse_result import ParseResult, _check_root, _diag, _key_repeated
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 _WS = lazy(r"[ \t\n\r]*")
 _NUMBER = lazy(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")

@@ -15,8 +15,8 @@ the linter and the mock refuse the same things.
 
 from __future__ import annotations
 
-from ..patterns import lazy
-from ..records import Record, assign, field_names, replace
+from ..core.patterns import lazy
+from ..core.records import Record, assign, field_names, replace
 
 CODE, NAME = "WF007", "limit-exceeded"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 
 
 class Node:

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from .nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from .source import EmbeddedSource, SourceFile
 from .string_offsets import value_offsets
 from .limits import DEFAULT, Limits

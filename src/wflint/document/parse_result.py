@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..diagnostics import Diagnostic, make
+from ..core.diagnostics import Diagnostic, make
 from .nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from .source import SourceFile
 from . import limits as _limits
-from ..records import MutableRecord, assign, fresh
+from ..core.records import MutableRecord, assign, fresh
 
 #: a function giving the positions of a start and an end offset at once
 _SpanOf = Callable[[int, int], "tuple[Pos, Pos]"]

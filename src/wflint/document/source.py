@@ -12,9 +12,9 @@ import codecs
 from bisect import bisect_right
 from typing import Callable
 
-from ..diagnostics import Diagnostic, make
-from ..diagnostics import Pos
-from ..patterns import lazy
+from ..core.diagnostics import Diagnostic, make
+from ..core.diagnostics import Pos
+from ..core.patterns import lazy
 
 _LINE_BREAK = lazy(r"\r\n|\r|\n")
 

@@ -23,9 +23,9 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from .limits import DEFAULT, Limits, exceeded
 from .parse_result import _diag, _key_repeated, _SpanOf
 from .yaml_errors import _no_constructor, _node_id, _pairs_context, _Problem, _verdict

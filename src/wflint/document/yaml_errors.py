@@ -8,7 +8,7 @@ that reply from a ``_Problem`` so a diagnostic can say exactly what the service 
 
 from __future__ import annotations
 
-from ..diagnostics import ServiceVerdict
+from ..core.diagnostics import ServiceVerdict
 from .nodes import Node
 
 

@@ -21,13 +21,13 @@ import yaml
 from yaml import events as ev
 
 from .nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from .source import SourceFile
 from .limits import DEFAULT, Limits
 from .parse_result import MAX_DEPTH, ParseResult, _check_root, _diag, _SpanOf
 from .yaml_composer import _YamlComposer
 from .yaml_errors import _Mark, _Problem, _verdict
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 try:  # libyaml; the pure-Python parser is the fallback and the arbiter of exact messages
     from yaml.cyaml import CParser as _CParser

@@ -288,11 +288,7 @@ def for_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
         return ended
     state = _LoopState()
     for index, value in enumerate(values):
-        if index >= semantics.MAX_LOOP_ITERATIONS:
-            reason = semantics.MAX_ITERATIONS_REACHED.format(limit=semantics.MAX_LOOP_ITERATIONS)
-            state.results.append(failed(reason, synthetic=True))
-            break
-        if not _run_body(rt, loop, body, state, index, value, with_value=True):
+        if not _may_pass(state, index) or not _run_body(rt, loop, body, state, index, value, with_value=True):
             break
     else:
         state.natural = True
@@ -311,6 +307,16 @@ def _body(rt: Runtime, loop: dict[str, Any], graph_failure: str) -> tuple[Any, B
         return graphs.build(children, loop["label"]), None
     except graphs.GraphError:
         return None, failed(graph_failure)
+
+
+def _may_pass(state: _LoopState, index: int) -> bool:
+    """Whether pass ``index`` may start: both loops stop at the engine's iteration cap, recording
+    the synthetic failure its reason names."""
+    if index < semantics.MAX_LOOP_ITERATIONS:
+        return True
+    reason = semantics.MAX_ITERATIONS_REACHED.format(limit=semantics.MAX_LOOP_ITERATIONS)
+    state.results.append(failed(reason, synthetic=True))
+    return False
 
 
 def _finish(rt: Runtime, loop: dict[str, Any], state: _LoopState) -> BlockResult:
@@ -340,11 +346,7 @@ def while_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
         if not go:
             state.natural = True
             break
-        if index >= semantics.MAX_LOOP_ITERATIONS:
-            reason = semantics.MAX_ITERATIONS_REACHED.format(limit=semantics.MAX_LOOP_ITERATIONS)
-            state.results.append(failed(reason, synthetic=True))
-            break
-        if not _run_body(rt, loop, body, state, index, None, with_value=False):
+        if not _may_pass(state, index) or not _run_body(rt, loop, body, state, index, None, with_value=False):
             break
         index += 1
     if not state.results:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 #: ``DEFAULT_MAX_LOOP_ITERATIONS`` (models/block.py): a loop stops with a failure past this.
 MAX_LOOP_ITERATIONS = 1000

@@ -31,8 +31,8 @@ EXIT_OK, EXIT_CHANGES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 def _targets(paths: tuple[str, ...], errors: list[str]) -> list[tuple[Path, bool]]:
     """The files to fix: the same walk as ``wflint check`` (regular files, .gitignore,
     hidden directories skipped); entries that cannot be read are errors."""
-    from ..config import Config
-    from ..discovery import discover
+    from ..project.config import Config
+    from ..project.discovery import discover
 
     out: list[tuple[Path, bool]] = []
     for p in paths:

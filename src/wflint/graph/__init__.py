@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Iterable
 
 from ..api import Inspection, inspect_file, iter_files
-from ..config import Config
-from ..diagnostics import Diagnostic
+from ..project.config import Config
+from ..core.diagnostics import Diagnostic
 from ..report.safe_text import escape_surrogates, printable
 from . import dot, mermaid
 from .build import drawing as build_drawing

@@ -13,7 +13,7 @@ from collections import Counter
 from itertools import count
 from typing import Any, Iterable
 
-from ..diagnostics import SEVERITY_RANK, Diagnostic
+from ..core.diagnostics import SEVERITY_RANK, Diagnostic
 from ..workflow import routing
 from ..workflow.view import Block, Workflow
 from . import drawing as d

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from ..core.exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 
 @click.command()
@@ -18,7 +18,7 @@ from ..exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 @click.option("--coverage", "show_coverage", is_flag=True, help="Run each workflow's test file (NAME.test.yaml) and draw in pink what no case exercised.")
 def graph(paths, fmt, out, parameters, show_coverage) -> None:
     """Draw the routing of workflows, with their problems marked on the picture."""
-    from ..config import ConfigError, discover
+    from ..project.config import ConfigError, discover
     from ..report.console import write_all
     from . import GraphUsageError, GraphvizMissing, outputs, pictures, write_picture
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from ..config import Config
+from ..project.config import Config
 from ..document.parse import parse
 from ..document.source import SourceFile
 from .capabilities import FIX_ALL_KIND

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..config import Config, ConfigError, discover
+from ..project.config import Config, ConfigError, discover
 
 CONFIG_NAMES = (".wflint.toml", "pyproject.toml")
 

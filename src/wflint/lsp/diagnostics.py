@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import api
-from ..config import Config
-from ..diagnostics import Diagnostic
+from ..project.config import Config
+from ..core.diagnostics import Diagnostic
 from ..report.links import rule_anchor, rule_doc_url
 from ..workflow import routing
 from .documents import Document, looks_like_workflow, names
@@ -73,7 +73,7 @@ def findings(doc: Document, config: Config) -> list[Diagnostic]:
     if excluded(doc.path, config):
         return []
     if doc.too_large:
-        from ..diagnostics import Pos, make
+        from ..core.diagnostics import Pos, make
 
         zero = Pos(1, 1, 0)
         return [make("WF001", "syntax-error", "error",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from .. import model
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from ..rules import registry
 from .documents import Document, located, name_at, names
 from .knowledge import field_markdown, field_of, object_at, owner_name

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from .. import __version__
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .capabilities import capability, initialize_result
 from .configs import ConfigCache
 from .documents import Document, is_checked

@@ -29,7 +29,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..api import InternalError
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from . import actions, capabilities, completion, hover, navigation, symbols
 from .configs import CONFIG_NAMES, ConfigCache
 from .diagnostics import findings, from_wire, to_lsp

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from importlib.util import find_spec
 
-from ..exit_status import EXIT_USAGE as MISSING_EXTRA_STATUS
+from ..core.exit_status import EXIT_USAGE as MISSING_EXTRA_STATUS
 
 
 def _missing_extra(exc: Exception | str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from ..document.nodes import Node
 from ..document.parse import parse
 from ..document.source import SourceFile

@@ -8,8 +8,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config, ConfigError, discover
-from ..discovery import TooLarge, read_limited, unreadable_reason
+from ..project.config import Config, ConfigError, discover
+from ..project.discovery import TooLarge, read_limited, unreadable_reason
 from ..document.parse import parse
 from ..document.source import SourceFile, decode
 from ..model.releases import UnknownRelease, check_release

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from importlib.util import find_spec
 
-from ..exit_status import EXIT_USAGE
+from ..core.exit_status import EXIT_USAGE
 
 
 def run_mcp_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:

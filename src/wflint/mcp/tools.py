@@ -14,7 +14,7 @@ from typing import Any
 
 from ..api import Inspection, inspect_bytes
 from ..model.releases import NEWEST
-from ..diagnostics import Diagnostic, at_or_above
+from ..core.diagnostics import Diagnostic, at_or_above
 from ..document.parse import parse
 from ..document.source import SourceFile
 from .findings import MAX_TEXT_CHARS, finding, fixes_for

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .schema import BOOL_STRINGS, INT_STRING
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 _TRUE = frozenset(BOOL_STRINGS[6:])
 _FALSE = frozenset(BOOL_STRINGS[:6])

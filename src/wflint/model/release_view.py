@@ -13,7 +13,7 @@ from typing import Any, Callable, TypeVar
 
 from . import enums, releases
 from . import types as t
-from ..records import Record, assign
+from ..core.records import Record, assign
 from .types import replace
 
 R = TypeVar("R")

@@ -26,7 +26,7 @@ from .. import model
 from . import editor_schema
 from . import types as t
 from .responses import RESPONSE_OBJECTS
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://wflint.dev/schemas/"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import Record, assign, replace  # noqa: F401 - replace: the declarations' copy-with-changes
+from ..core.records import Record, assign, replace  # noqa: F401 - replace: the declarations' copy-with-changes
 
 
 class _Missing:
@@ -27,7 +27,7 @@ MISSING: Any = _Missing()
 
 
 class _Declared(Record):
-    """What the declaration types share: frozen records (``wflint.records``), plain classes
+    """What the declaration types share: frozen records (``wflint.core.records``), plain classes
     rather than dataclasses: making this module's 15 dataclasses compiled about 90 methods
     from source, 7 ms of every process's start-up. A type's fields are its ``__init__``'s
     parameters, stored with ``assign(self, locals())``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping, TextIO
 
-from ..records import Record, assign
+from ..core.records import Record, assign
 
 CHOICES = ("auto", "always", "never")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 # C0 and C1 controls, DEL, the Unicode line and paragraph separators, the bidirectional
 # overrides and isolates (they reorder what a terminal shows), and lone surrogates

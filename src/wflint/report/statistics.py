@@ -7,8 +7,8 @@ import json
 from collections import Counter
 from typing import Sequence
 
-from ..diagnostics import SEVERITIES, SEVERITY_RANK, Diagnostic
-from ..records import Record, assign
+from ..core.diagnostics import SEVERITIES, SEVERITY_RANK, Diagnostic
+from ..core.records import Record, assign
 
 
 def _plural(n: int, word: str) -> str:

@@ -8,11 +8,11 @@ WF900, so stale ones do not pile up. JSON has no comments, so JSON files cannot 
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, make
-from ..diagnostics import Pos
+from ..core.diagnostics import Diagnostic, make
+from ..core.diagnostics import Pos
 from ..document.source import SourceFile, split_lines
-from ..patterns import lazy
-from ..records import MutableRecord, assign, fresh
+from ..core.patterns import lazy
+from ..core.records import MutableRecord, assign, fresh
 
 _COMMENT = lazy(r"(?:^|\s)#\s*wflint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\- ]+)")
 

@@ -16,8 +16,8 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Callable, Iterable
 
-from ..diagnostics import SEVERITIES
-from ..records import Record, assign
+from ..core.diagnostics import SEVERITIES
+from ..core.records import Record, assign
 
 
 class Rule(Record):

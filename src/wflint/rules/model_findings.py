@@ -56,7 +56,7 @@ def _verdict(wf: Workflow, f: Finding):
     """The model stage's verdict, except where the YAML path never gets there: the service's
     sanitizer calls dict() on every parameter and block item and fails (500) on anything
     that is not a mapping (checked against the three releases)."""
-    from ..diagnostics import ServiceVerdict
+    from ..core.diagnostics import ServiceVerdict
 
     p = f.path
     if (wf.mode == "yaml" and f.code == "WF102" and len(p) >= 2 and isinstance(p[-1], int)

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from ..checks import template_sites
 from ..checks.template_analysis import environment
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from ..document import python_nodes
 from ..workflow.view import Block, Workflow
 

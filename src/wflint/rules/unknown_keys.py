@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks.intent import near_misses
-from ..records import Record, assign
+from ..core.records import Record, assign
 from ..workflow.view import Path, Workflow, modeled_objects
 from .versions import field_from_later_release
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import model
-from ..diagnostics import ServiceVerdict
+from ..core.diagnostics import ServiceVerdict
 from ..workflow.view import Block, Path, Workflow
 
 

@@ -82,7 +82,7 @@ def _value_at(data, path):
 def _with_release_note(wf, d):
     """Say when a later modelled release accepts the value, or that none does."""
     from ..model import NEWEST_RELEASE, types as t
-    from ..records import replace
+    from ..core.records import replace
     from .versions import newest_hint, tag_from_later_release, value_from_later_release
 
     path = _finding_path(wf, d)

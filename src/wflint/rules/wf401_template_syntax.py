@@ -31,7 +31,7 @@ import sys
 
 from ..checks import template_sites
 from .verdicts import service_verdict
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 CODE = "WF401"
 NAME = "template-syntax"

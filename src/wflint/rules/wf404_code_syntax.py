@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from ..checks import template_sites
 from ..document.limits import code_depth
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 CODE = "WF404"
 NAME = "code-syntax"

@@ -47,7 +47,7 @@ import re
 import sys
 
 from ..checks import template_sites
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 CODE = "WF601"
 NAME = "hardcoded-secret"

@@ -25,7 +25,7 @@ run time, and the request is sent either way.
 
 import sys
 
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 CODE = "WF706"
 NAME = "repr-in-http-body"

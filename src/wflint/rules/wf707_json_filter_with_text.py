@@ -25,7 +25,7 @@ import sys
 
 from ..checks import template_sites
 from ..engine.semantics import JSON_FILTER_WITH_TEXT_ERROR, is_pure_jinja_expression
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 CODE = "WF707"
 NAME = "json-filter-with-text"

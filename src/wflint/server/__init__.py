@@ -6,8 +6,8 @@
     app = create_app(ServerConfig(keys=ApiKeys.from_specs(["key=o_1"])))
 """
 
-from .app import create_app
-from .auth import ApiKeys
+from .http.app import create_app
+from .protocol.auth import ApiKeys
 from .state import ServerConfig, ServerState
 
 __all__ = ["ApiKeys", "ServerConfig", "ServerState", "create_app"]

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .auth import ENV_VAR, ApiKeys, KeySpecError
+from .protocol.auth import ENV_VAR, ApiKeys, KeySpecError
 
 #: how long in-flight requests get to finish after SIGTERM/SIGINT
 SHUTDOWN_GRACE_SECONDS = 0.5
@@ -72,8 +72,8 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     """Serve a mock of the Skyvern workflow and script API on a local store."""
     import uvicorn
 
-    from .app import create_app
-    from .limits import ServerLimits
+    from .http.app import create_app
+    from .protocol.limits import ServerLimits
     from .seed import SeedError, seed
     from .state import ServerConfig, ServerState
 
@@ -91,7 +91,7 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
                           credentials=frozenset(credentials), folders=_folders(folders),
                           blocked_webhook_hosts=frozenset(h.lower() for h in blocked_hosts), limits=limits,
                           target_version=_target(target_version), stubs_dir=stubs_dir)
-    from .stubs import StubError
+    from .runs.stubs import StubError
 
     try:
         state = ServerState(config)
@@ -102,7 +102,7 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     if seeds:
         from pathlib import Path
 
-        from ..config import ConfigError, discover as find_config
+        from ..project.config import ConfigError, discover as find_config
 
         failures: list = []
         try:  # the same configuration as `wflint check`: its exclude holds for seeds too
@@ -128,12 +128,12 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
     sys.stdout.flush()
     # SIGTERM: stop within a second; requests still working run in daemon threads, and every
     # write is one SQLite transaction, so leaving them behind loses nothing committed
-    from .connections import protocol_factory
+    from .http.connections import protocol_factory
 
     # request threads that compute hand the interpreter lock back every millisecond rather
     # than every 5: /healthz and new connections wait less behind a costly request
     sys.setswitchinterval(0.001)
-    from . import engine_bridge
+    from .workflows import verdict as engine_bridge
 
     engine_bridge.settle_after_first_check = True
 

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..config import Config
-from ..discovery import Problem, discover, read_limited
-from .errors import Reply
-from .ids import derived_id
-from .intake import MISSING, decode_json, printable, refuse_bad_strings
-from .limits import ServerLimits
-from .yamlload import load_definition as load_yaml
-from .pipeline import save_workflow
+from ..project.config import Config
+from ..project.discovery import Problem, discover, read_limited
+from .protocol.errors import Reply
+from .protocol.ids import derived_id
+from .protocol.intake import MISSING, decode_json, printable, refuse_bad_strings
+from .protocol.limits import ServerLimits
+from .workflows.yamlload import load_definition as load_yaml
+from .workflows.pipeline import save_workflow
 from .state import ServerState
 
 SUFFIXES = (".json", ".yaml", ".yml")

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-from .auth import ApiKeys
-from .errors import detail
-from .ids import IdGenerator
-from .limits import ServerLimits
-from .store import Store
+from .protocol.auth import ApiKeys
+from .protocol.errors import detail
+from .protocol.ids import IdGenerator
+from .protocol.limits import ServerLimits
+from .store.database import Store
 
 
 @dataclass
@@ -56,11 +56,11 @@ class ServerState:
 
     def _start_runs(self) -> None:
         """Runs: their tables, the stubs, the worker; unfinished runs of a previous process resume."""
-        from .run_engine import engine_executor
-        from .run_worker import RunWorker
-        from .runs import Runs
-        from .runstore import RunStore
-        from .stubs import StubDirectory
+        from .runs.engine import engine_executor
+        from .runs.worker import RunWorker
+        from .runs.endpoints import Runs
+        from .store.runs import RunStore
+        from .runs.stubs import StubDirectory
 
         from ..model.releases import NEWEST
 

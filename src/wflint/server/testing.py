@@ -5,8 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .app import create_app
-from .auth import ApiKeys
+from .http.app import create_app
+from .protocol.auth import ApiKeys
 from .state import ServerConfig, ServerState
 
 with warnings.catch_warnings():  # starlette nags about its httpx-based client; it works

@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from ..api import Inspection, inspect_file
-from ..config import Config
-from ..diagnostics import Diagnostic
+from ..project.config import Config
+from ..core.diagnostics import Diagnostic
 
 
 class LoadError(Exception):

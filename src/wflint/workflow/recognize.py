@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 
 from ..document.nodes import Node
-from ..records import Record, assign
+from ..core.records import Record, assign
 from .stored_form import is_stored_form
-from ..patterns import lazy
+from ..core.patterns import lazy
 
 REQUEST_KEY = "workflow_definition"
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from ..records import Record, assign, store
+from ..core.records import Record, assign, store
 from .graph_search import cycles, reached_count, strongly_connected
 
 if TYPE_CHECKING:  # the view is only named in annotations; the graph itself works on labels

@@ -14,8 +14,8 @@ import re
 from bisect import bisect_right
 from typing import Any, Callable
 
-from ..patterns import lazy
-from ..records import MutableRecord, assign, fresh
+from ..core.patterns import lazy
+from ..core.records import MutableRecord, assign, fresh
 
 _NOT_IDENT = lazy(r"[^A-Za-z0-9_]")
 _UNDERSCORES = lazy(r"_+")

@@ -8,7 +8,7 @@ workflow over a limit is reported and not checked further, so its cost stays tha
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, make
+from ..core.diagnostics import Diagnostic, make
 from ..document.limits import CODE, NAME, Limits, exceeded
 from ..document.nodes import Node
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import view
-from ..diagnostics import Diagnostic, ServiceVerdict, make
+from ..core.diagnostics import Diagnostic, ServiceVerdict, make
 from ..document.nodes import Node
 from ..document.limits import DEFAULT, Limits
 from ..document.parse import parse_embedded
@@ -20,7 +20,7 @@ from .sanitizer import sanitize
 from . import stored_form, wrapper
 from .size_limits import first_excess
 from ..document.source import SourceFile
-from ..records import MutableRecord, assign, fresh, replace
+from ..core.records import MutableRecord, assign, fresh, replace
 
 ENVELOPE_KEYS = ("json_definition", "yaml_definition")
 

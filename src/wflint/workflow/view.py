@@ -12,13 +12,13 @@ from typing import Any, Iterator
 
 from .. import model
 from ..model.release_view import per_model
-from ..diagnostics import Diagnostic, ServiceVerdict, make
+from ..core.diagnostics import Diagnostic, ServiceVerdict, make
 from ..document.limits import DEFAULT, Limits
 from ..document.nodes import Node
-from ..diagnostics import Pos
+from ..core.diagnostics import Pos
 from ..model.validators import accepts_as
 from ..model.lax import lax_int
-from ..records import MutableRecord, assign, fresh
+from ..core.records import MutableRecord, assign, fresh
 from .sanitizer import Sanitized
 from .computed_once import computed_once
 

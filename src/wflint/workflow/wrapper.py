@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .. import model as M
 from ..document.nodes import Node
-from ..records import Record, assign
+from ..core.records import Record, assign
 
 REQUEST_KEY = "workflow_definition"
 #: what the YAML path answers when both required keys are missing, or only the wrapper

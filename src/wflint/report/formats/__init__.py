@@ -15,7 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 if TYPE_CHECKING:  # the format names are read at start-up (the CLI's choices); the formats need more
-    from ...diagnostics import Diagnostic
+    from ...core.diagnostics import Diagnostic
 
 LineGetter = Callable[[str, int], "str | None"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..color import PLAIN, Style
 from ..safe_text import printable
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..color import PLAIN, Style
 from ..safe_text import escape_char, is_unsafe, printable
 from ..statistics import problem_summary

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..safe_text import printable
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}

@@ -17,7 +17,7 @@ import os
 from collections import Counter
 from typing import Sequence
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..links import rule_doc_url
 from ..safe_text import without_surrogates
 

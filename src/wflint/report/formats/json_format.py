@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..links import rule_doc_url
 from ..safe_text import json_safe
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Iterable, Sequence
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..links import rule_doc_url
 from ..safe_text import xml_text
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
-from ...diagnostics import Diagnostic
+from ...core.diagnostics import Diagnostic
 from ..links import repository_url, rule_doc_url
 from ..safe_text import without_surrogates
 

@@ -36,7 +36,7 @@ BLOCK_DEFAULTS = {"error_codes": [], "actions": [], "include_action_history_in_v
 
 
 def _final(record: dict[str, Any]) -> bool:
-    from .runstore import FINAL
+    from ..store.runs import FINAL
 
     return record["status"] in FINAL
 

@@ -20,7 +20,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from .budget import claim_write
+from ..protocol.budget import claim_write
 
 SCHEMA_VERSION = 1
 

@@ -23,14 +23,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import queries, runs as run_routes, scripts
-from .budget import run_in_thread
-from .errors import Reply, detail, missing_body, shape_l
-from .ids import idempotent_wpid
-from .intake import MISSING, decode_json, read_raw
-from .models import script_request_class, validate_json_path
-from .pipeline import save_workflow
-from .state import ServerConfig, ServerState
+from ..workflows import queries, scripts
+from ..runs import endpoints as run_routes
+from ..protocol.budget import run_in_thread
+from ..protocol.errors import Reply, detail, missing_body, shape_l
+from ..protocol.ids import idempotent_wpid
+from ..protocol.intake import MISSING, decode_json, read_raw
+from ..workflows.models import script_request_class, validate_json_path
+from ..workflows.pipeline import save_workflow
+from ..state import ServerConfig, ServerState
 
 log = logging.getLogger("wflint.server")
 

@@ -23,7 +23,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .limits import ServerLimits
+from ..protocol.limits import ServerLimits
 
 #: descriptors kept free for the store, the listening socket and the rest of the process
 _RESERVED_DESCRIPTORS = 64

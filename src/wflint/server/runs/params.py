@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .errors import detail
+from ..protocol.errors import detail
 
 
 def resolve(definition: Mapping[str, Any], data: Mapping[str, Any] | None, wpid: str) -> dict[str, Any]:
     """The run's parameter values by key (what the run stores and the engine gets), or a 400."""
-    from ..engine.params import RefusedRun, resolve as resolve_for_run
+    from ...engine.params import RefusedRun, resolve as resolve_for_run
 
     try:
         values = resolve_for_run(dict(definition), dict(data or {}), wpid)

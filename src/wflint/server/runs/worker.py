@@ -23,12 +23,12 @@ import threading
 import time
 from typing import Any
 
-from . import run_replies, webhooks
-from .run_engine import EngineMissing, Executor, workflow_request
-from .runstore import FINAL, RunStore
+from . import replies as run_replies, webhooks
+from .engine import EngineMissing, Executor, workflow_request
+from ..store.runs import FINAL, RunStore
 from .stubs import MAX_DELAY_SECONDS
 
-log = logging.getLogger("wflint.server.runs")
+log = logging.getLogger("wflint.server.runs.endpoints")
 
 #: runs executing at once (worker threads); more wait their turn in ``created``
 MAX_CONCURRENT_RUNS = 4

@@ -16,11 +16,11 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import run_params, run_replies, stubs as stub_tables
-from .errors import Reply, detail, missing_body, not_found, shape_l
-from .intake import MISSING
-from .models import request_class, validate_json_path
-from .webhook import normalize_webhook_url, webhook_url_error
+from . import params as run_params, replies as run_replies, stubs as stub_tables
+from ..protocol.errors import Reply, detail, missing_body, not_found, shape_l
+from ..protocol.intake import MISSING
+from ..workflows.models import request_class, validate_json_path
+from ..workflows.webhook_url import normalize_webhook_url, webhook_url_error
 
 MAX_ELAPSED_MINUTES = 480
 TOO_MANY = ("The mock already has {n} runs waiting or running (its 'queued-runs' limit; raise it with "

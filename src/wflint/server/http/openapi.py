@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
-from . import models
+from ..workflows import models
 
 REF = "#/components/schemas/{model}"
 
@@ -22,7 +22,7 @@ def _components() -> tuple[dict[str, Any], dict[str, str]]:
     refs, defs = models_json_schema([(envelope, "validation"), (script, "validation")], ref_template=REF)
     schemas = dict(defs.get("$defs", {}))
     try:
-        from ..model.schema import response_defs
+        from ...model.schema import response_defs
 
         text = json.dumps(response_defs()).replace("#/$defs/", "#/components/schemas/")
         schemas.update(json.loads(text))
@@ -108,7 +108,7 @@ def document() -> dict[str, Any]:
     paths["/v1/scripts"] = {"post": _op("Create script", "400 403 404 413 422 503", body=names["script"],
                                         reply={"$ref": REF.format(model="ScriptSummary")})}
     paths["/healthz"] = {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}}
-    from .runs import openapi_paths
+    from ..runs.endpoints import openapi_paths
 
     run_schemas, run_paths = openapi_paths(_op, REF)
     schemas.update(run_schemas)

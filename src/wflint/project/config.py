@@ -20,7 +20,7 @@ Keys (all optional)::
     blocks = 20000
 
 Globs have gitignore semantics and match paths relative to the configuration file's directory
-(the working directory without one): see ``wflint.discovery``.
+(the working directory without one): see ``wflint.project.discovery``.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import SEVERITIES
-from .document.limits import DEFAULT as DEFAULT_LIMITS, Limits
-from .patterns import lazy
-from .records import MutableRecord, assign, field_names, fresh
+from ..core.diagnostics import SEVERITIES
+from ..document.limits import DEFAULT as DEFAULT_LIMITS, Limits
+from ..core.patterns import lazy
+from ..core.records import MutableRecord, assign, field_names, fresh
 
 MODES = ("auto", "json", "yaml")
 
@@ -69,7 +69,7 @@ class Config(MutableRecord):
         assign(self, locals())
 
     def validate(self) -> "Config":
-        from .rules import lookup, registry
+        from ..rules import lookup, registry
 
         if self.fail_level not in SEVERITIES:
             raise ConfigError(f"fail-level must be one of {', '.join(SEVERITIES)}, not {self.fail_level!r}")
@@ -78,7 +78,7 @@ class Config(MutableRecord):
         if not self.select:
             raise ConfigError("select is empty, which would turn every rule off (use ALL, codes, prefixes or names)")
         if self.target_version is not None:
-            from .model.releases import UnknownRelease, check_release
+            from ..model.releases import UnknownRelease, check_release
 
             try:
                 check_release(self.target_version)
@@ -172,7 +172,7 @@ def _quoted(text: str) -> str:
 
 
 def _check_globs(origin: str, globs: list[tuple[str, str]]) -> None:
-    """Globs whose matching could take time out of proportion are refused (``wflint.globs``)."""
+    """Globs whose matching could take time out of proportion are refused (``wflint.project.globs``)."""
     if not globs:  # most configurations have none: spare importing pathspec (about 10 ms)
         return
     from .globs import GlobTooComplex, check_pattern
@@ -262,8 +262,8 @@ def settings_text(cfg: Config, base: str) -> str:
     came from (``default``, the configuration file, or the command line)."""
     import json
 
-    from .model.releases import NEWEST
-    from .report.links import repository_url
+    from ..model.releases import NEWEST
+    from ..report.links import repository_url
 
     def toml(value: Any) -> str:
         return json.dumps(value)  # lists of strings, strings, numbers and booleans read the same in TOML

@@ -10,22 +10,24 @@ order: the first one is the answer. Every stage raises ``errors.Reply`` to answe
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
-from ..diagnostics import ServiceVerdict
-from ..workflow.sanitizer import sanitize
-from ..checks.service_checks import normalize_credential_ids
-from . import engine_bridge, models
-from .budget import check_budget
-from .errors import Reply, detail, missing_body, not_found, shape_l, shape_s
-from .limits import ServerLimits
-from .state import ServerState
-from .webhook import webhook_url_error
-from .workflows import Submission, build_workflow, present, submission
+from ...core.diagnostics import ServiceVerdict
+from ...workflow.sanitizer import sanitize
+from ...checks.service_checks import normalize_credential_ids
+from . import verdict as engine_bridge, models
+from ..protocol.budget import check_budget
+from ..protocol.errors import Reply, detail, missing_body, not_found, shape_l, shape_s
+from ..protocol.limits import ServerLimits
+from .webhook_url import webhook_url_error
+from .versions import Submission, build_workflow, present, submission
 from .yamlload import YamlLimitError, YamlSyntaxError, load_definition
-from .intake import MISSING
+from ..protocol.intake import MISSING
+
+if TYPE_CHECKING:  # the state is the mock's wiring, above this stage: it is handed in
+    from ..state import ServerState
 
 NO_DEFINITION = "Invalid workflow definition. Workflow should be provided in either yaml or json format."
 
@@ -135,7 +137,7 @@ def server_verdicts(state: ServerState, sub: Submission, previous: tuple[bool, A
     if wpid is not None and not exists:
         out.append(ServiceVerdict(404, not_found(wpid), ("C", 5)))
     url = data.get("webhook_callback_url")
-    from ..model.releases import NEWEST, has_check
+    from ...model.releases import NEWEST, has_check
 
     checked = has_check("webhook_url", state.config.target_version or NEWEST)
     if checked and url and (not exists or url != stored_url):

@@ -3,19 +3,21 @@ the service's (422 list form located at ``["query", name, ...]``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, Mapping
+from typing import Annotated, Any, Callable, Mapping, TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .. import model as M
-from .errors import Reply, detail, shape_l
+from ... import model as M
+from ..protocol.errors import Reply, detail, shape_l
 from .models import python_enum
 from .pipeline import not_found
-from .state import ServerState
-from .budget import check_budget
-from .search import LikeMatcher
-from .store import Listed
-from .workflows import present
+from ..protocol.budget import check_budget
+from ..store.search import LikeMatcher
+from ..store.database import Listed
+from .versions import present
+
+if TYPE_CHECKING:  # the state is the mock's wiring, above this stage: it is handed in
+    from ..state import ServerState
 
 WorkflowStatus = python_enum(M.enums.WORKFLOW_STATUS)
 DEFAULT_STATUSES = ("published", "draft")

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import field_validator, model_validator
 
-from ..checks import service_checks
+from ...checks import service_checks
 from .scripts import decode_script_path
 
 

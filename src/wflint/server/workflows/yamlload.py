@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from .limits import ServerLimits
+from ..protocol.limits import ServerLimits
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 

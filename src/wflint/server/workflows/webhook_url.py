@@ -5,7 +5,7 @@ blocked hosts. Like the local self-hosted server the reference observed (which a
 
 from __future__ import annotations
 
-from ..checks.webhook_url import BAD_SCHEME, BLOCKED, ELB, MALFORMED, full_url, webhook_url_error
+from ...checks.webhook_url import BAD_SCHEME, BLOCKED, ELB, MALFORMED, full_url, webhook_url_error
 
 __all__ = ["BAD_SCHEME", "BLOCKED", "ELB", "MALFORMED", "normalize_webhook_url", "webhook_url_error"]
 

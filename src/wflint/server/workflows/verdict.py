@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostic, ServiceVerdict
+from ...core.diagnostics import Diagnostic, ServiceVerdict
 
 
 @dataclass
@@ -27,7 +27,7 @@ def _engine_evaluate() -> Any:
     # The linter's verdict is the library API's ``evaluate``; ``wflint.engine`` is the run-time
     # engine (service-runs.md), a different thing despite this module's historic name.
     try:
-        from ..api import evaluate
+        from ...api import evaluate
 
         return evaluate
     except ImportError:
@@ -44,7 +44,7 @@ def evaluate(raw_request: Any, mode: str, target_version: str | None = None) -> 
     if mode == "yaml":
         kwargs["sanitized"] = True
     if target_version is not None:
-        from ..config import Config
+        from ...project.config import Config
 
         kwargs["config"] = Config(target_version=target_version)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from ..document.limits import DEFAULT as LINTER
+from ...document.limits import DEFAULT as LINTER
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import model as M
-from ..checks import service_checks
+from ... import model as M
+from ...checks import service_checks
 
 #: the service replaces a blank login goal with its built-in prompt; its exact text is not
 #: published, so the mock stores this one (see DIFFERENCES.md)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .store import Store
+from .database import Store
 
 RUN_SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

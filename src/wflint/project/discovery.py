@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .config import Config, ConfigError
-from .document.limits import DEFAULT as DEFAULT_LIMITS
-from .records import MutableRecord, Record, assign, fresh
+from ..document.limits import DEFAULT as DEFAULT_LIMITS
+from ..core.records import MutableRecord, Record, assign, fresh
 
 WORKFLOW_SUFFIXES = (".yaml", ".yml", ".json")
 #: directories a walk never enters (version control, dependencies, caches)
@@ -54,7 +54,7 @@ class _NoPatterns:
 
 
 def _spec(lines: list[str]) -> "pathspec.GitIgnoreSpec | _NoPatterns":
-    """A gitignore-style spec of ``lines`` that cannot backtrack (``wflint.globs``). pathspec is
+    """A gitignore-style spec of ``lines`` that cannot backtrack (``wflint.project.globs``). pathspec is
     imported only when there are patterns to match: a check of files named on the command
     line, with no globs configured, never needs it (importing it was a tenth of a one-file
     check's start-up)."""
@@ -96,7 +96,7 @@ class Globs:
             self.include = _spec(config.include)
             self.exclude = _spec(config.exclude)
             self.per_file = [(_spec([pattern]), codes) for pattern, codes in config.per_file_ignores.items()]
-        except ValueError as exc:  # wflint.globs.GlobTooComplex (not imported: pathspec loads only with globs)
+        except ValueError as exc:  # wflint.project.globs.GlobTooComplex (not imported: pathspec loads only with globs)
             raise ConfigError(f"a glob of the configuration: {exc}") from None
 
     def relative(self, path: Path) -> str | None:
@@ -393,7 +393,7 @@ class SourceLines:
 
 
 def _source_lines(data: bytes) -> list[str] | None:
-    from .document.source import decode, split_lines  # a report quotes lines only when it has findings
+    from ..document.source import decode, split_lines  # a report quotes lines only when it has findings
 
     source, _ = decode(data)
     if source is None:

@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, Va
 from pydantic import GetCoreSchemaHandler, model_validator
 from pydantic_core import core_schema
 
-from .. import model as M
-from ..model import types as t
-from ..model.enums import PARAMETER_TAGS_PRINTED_BARE
+from ... import model as M
+from ...model import types as t
+from ...model.enums import PARAMETER_TAGS_PRINTED_BARE
 from . import validators as V
 
 #: the service's class names for objects the declarative model knows by another name; they
@@ -210,7 +210,7 @@ class _Builder:
     def _loop_label(self, tag: str, cls: type[BaseModel]) -> str:
         """The service's label of a loop child's branch (older releases named some by their
         model validator)."""
-        from ..model.releases import within
+        from ...model.releases import within
 
         for label, since, until in self.rel.BLOCK_TYPES[tag].extra.get("loop_labels", ()):
             if within(since, until, self.rel.version):

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from .. import model as M
+from ... import model as M
 from . import render
-from .webhook import normalize_webhook_url
+from .webhook_url import normalize_webhook_url
 
 #: response key order (§9.9.1); the optional keys are placed by ``present``
 WORKFLOW_KEYS = (

@@ -32,7 +32,7 @@ class EngineMissing(RuntimeError):
 def engine_executor(request: Mapping[str, Any], case: Mapping[str, Any], *, release: str = "1.0.56",
                     network: bool = True, on_block: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     try:
-        from ..engine import simulate  # type: ignore[attr-defined]
+        from ...engine import simulate  # type: ignore[attr-defined]
     except ImportError as exc:
         raise EngineMissing(f"wflint's engine cannot be imported ({exc}); the mock cannot run workflows") from None
     return simulate(request, case, release=release, network=network, on_block=on_block)
@@ -42,7 +42,7 @@ def workflow_request(workflow: Mapping[str, Any]) -> dict[str, Any]:
     """The request data the engine runs: the stored workflow's title, settings and definition,
     the definition turned back into its request form (``parameter_keys`` rather than the stored
     parameter objects), which is the form ``wflint.engine.simulate`` reads."""
-    from ..workflow.stored_form import to_request
+    from ...workflow.stored_form import to_request
 
     keep = ("title", "description", "workflow_definition", "proxy_location", "webhook_callback_url",
             "totp_verification_url", "totp_identifier", "persist_browser_session", "model",
