@@ -89,6 +89,17 @@ async def failure(session: ClientSession, tool: str, **arguments: Any) -> dict[s
     return result.structured_content["error"]
 
 
+def _strings(value: Any):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
 def apply(text: str, fix: dict[str, Any]) -> str:
     """A finding's fix applied as an agent applies it: its edits in the order given."""
     for edit in fix["edits"]:
@@ -269,6 +280,14 @@ def test_inputs_a_tool_cannot_use_are_structured_errors_and_the_session_goes_on(
         broken = await call(session, "check", text="title: t\nworkflow_definition: [\n")
         assert broken["findings"][0]["code"] == "WF001"
         assert (await failure(session, "fix", text="title: t\nworkflow_definition: [\n"))["kind"] == "unparseable"
+        # a JSON \ud800 reads as a lone surrogate, which cannot be sent as UTF-8: it is sent escaped
+        # (unescaped, the answer was never written and the call hung)
+        odd = '{"title": "t", "workflow_definition": {"parameters": [], "blocks": [' \
+              '{"block_type": "wait", "label": "x\\ud800", "wait_sec": 1}]}}'
+        for tool in ("check", "fix", "graph", "simulate"):
+            with anyio.fail_after(120):
+                answer = await call(session, tool, text=odd)
+            assert any("x\\ud800" in text for text in _strings(answer)), tool
         # and after all that the same session still answers
         assert (await call(session, "check", path="ok.json"))["service"]["status"] == 422
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..model.releases import RELEASES
+from ..report.safe_text import escape_surrogates
 from . import guide, knowledge, shapes, tools
 from .inputs import BadInput
 
@@ -47,7 +48,7 @@ def answer(work: Callable[[], dict[str, Any]], model: type[BaseModel]) -> CallTo
     anything else (a wflint bug) as ``internal``."""
     try:
         with _ONE_AT_A_TIME:
-            data = model.model_validate(work()).model_dump(mode="json")
+            data = encodable(model.model_validate(work()).model_dump(mode="json"))
     except BadInput as exc:
         return failure(exc.kind, exc.message, exc.hint)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: the session goes on
@@ -58,9 +59,22 @@ def answer(work: Callable[[], dict[str, Any]], model: type[BaseModel]) -> CallTo
                           structured_content=data)
 
 
+def encodable(value: Any) -> Any:
+    """``value`` with every lone surrogate written as its escape (``\\ud800``): a JSON ``\\ud800``
+    in a workflow reads as one, and the SDK cannot send it as UTF-8 (the call would never be
+    answered)."""
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    if isinstance(value, dict):
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [encodable(v) for v in value]
+    return value
+
+
 def failure(kind: str, message: str, hint: str | None = None) -> CallToolResult:
-    data = shapes.ToolFailure(kind=kind, message=message[:4000], hint=hint).model_dump(mode="json")
-    text = f"error ({kind}): {data['message']}" + (f"\nhint: {hint}" if hint else "")
+    data = encodable(shapes.ToolFailure(kind=kind, message=message[:4000], hint=hint).model_dump(mode="json"))
+    text = f"error ({kind}): {data['message']}" + (f"\nhint: {data['hint']}" if hint else "")
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"error": data},
                           is_error=True)
 
