@@ -274,6 +274,7 @@ def test_inputs_a_tool_cannot_use_are_structured_errors_and_the_session_goes_on(
         assert (await failure(session, "explain_rule", rule="misspelt-feild"))["message"].endswith(
             "did you mean misspelt-field, missing-field?")
         assert (await failure(session, "simulate", path="ok.json", cases=[{"blocks": [1]}]))["kind"] == "bad_argument"
+        assert "at most 50" in (await failure(session, "simulate", path="ok.json", cases=[{}] * 51))["message"]
         bad_type = await session.call_tool("check", {"text": 5})
         assert bad_type.is_error  # the SDK's own argument validation, answered in the session
         # a text that does not parse is a finding, not an error

@@ -26,6 +26,8 @@ DEFAULT_PAGE, MOST_PAGE = 50, 200
 TEXT_PAGE = 100_000
 #: trace rows per case per page
 TRACE_PAGE = 50
+#: cases per simulate call, and the characters of each case's timeline
+MOST_CASES, TIMELINE_CHARS = 50, 20_000
 
 
 def _inspect(wf: Workflow) -> Inspection:
@@ -141,6 +143,9 @@ def simulate(text: str | None = None, path: str | None = None, cases: list[dict[
     wf = read_workflow(text, path, target_version, name=name)
     trace_offset, trace_limit = _page(trace_offset, trace_limit, MOST_PAGE, TRACE_PAGE)
     given = list(cases or [{"name": "defaults"}])
+    if len(given) > MOST_CASES:
+        raise BadInput("bad_argument", f"{len(given)} cases: at most {MOST_CASES} in one call",
+                       "simulate the cases in several calls")
     try:
         for index, case in enumerate(given):
             if not isinstance(case, dict):
@@ -177,7 +182,7 @@ def _case_result(result: dict[str, Any], timeline: str, unstubbed: list[str], of
         return {"name": name, "status": "refused", "refused_status": result["http_status"], "failure_reason": detail,
                 "summary": f"case {name}: the service refuses {what} (HTTP {result['http_status']}): {detail}",
                 "blocks_run": [], "failed_block": None, "outputs": {}, "trace": [], "trace_total": 0,
-                "trace_next_offset": None, "unstubbed": [], "timeline": timeline[:TEXT_PAGE]}
+                "trace_next_offset": None, "unstubbed": [], "timeline": timeline[:TIMELINE_CHARS]}
     trace = result.get("trace") or []
     ran = [row.get("label") for row in trace if row.get("status") != "skipped"]
     failed = next((row for row in trace if row.get("status") in ("failed", "terminated", "timed_out", "canceled")), None)
@@ -197,7 +202,7 @@ def _case_result(result: dict[str, Any], timeline: str, unstubbed: list[str], of
         "failed_block": None if failed is None else failed.get("label"),
         "outputs": _bounded(result.get("outputs") or {}), "trace": rows, "trace_total": len(trace),
         "trace_next_offset": offset + limit if offset + limit < len(trace) else None,
-        "unstubbed": unstubbed, "timeline": timeline[:TEXT_PAGE],
+        "unstubbed": unstubbed, "timeline": timeline[:TIMELINE_CHARS],
     }
 
 
