@@ -60,3 +60,16 @@ def test_a_change_too_long_to_repeat_as_data_leaves_the_value_to_its_edits():
     short, long = fix["changes"]
     assert short == {"op": "replace", "json_path": "$.a.short", "json_pointer": "/a/short", "value": "z"}
     assert long["json_path"] == "$.a.long" and long["value"] is None and long["value_omitted"]
+
+
+def test_a_definition_outside_its_wrapper_gets_wflint_fixs_wrapping_as_its_fix():
+    flat = "title: Flat\nparameters: []\nblocks:\n  - block_type: wait\n    label: pause\n    wait_sec: 1\n"
+    report = tools.check(text=flat)
+    (finding,) = report["findings"]
+    assert finding["code"] == "WF013" and finding["fix"]["safety"] == "safe"
+    wrapped = {"title": "Flat", "workflow_definition": {"parameters": [], "blocks": [
+        {"block_type": "wait", "label": "pause", "wait_sec": 1}]}}
+    assert finding["fix"]["changes"] == [{"op": "replace", "json_path": "$", "json_pointer": "", "value": wrapped}]
+    (edit,) = finding["fix"]["edits"]
+    fixed = flat[: edit["start_offset"]] + edit["new_text"] + flat[edit["end_offset"]:]
+    assert tools.check(text=fixed)["clean"] and fixed == tools.fix(text=flat)["text"]

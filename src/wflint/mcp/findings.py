@@ -23,6 +23,8 @@ from .json_paths import Place, Step, json_path, json_pointer, place_at
 MAX_VALUE_CHARS = 4000
 #: a message or suggestion is cut at this length
 MAX_TEXT_CHARS = 2000
+#: the rule whose fix (wrapping a definition) the editors' fixes leave to ``wflint fix``
+WRAP_CODE = "WF013"
 
 
 def _cut(text: str | None, most: int = MAX_TEXT_CHARS) -> str | None:
@@ -61,10 +63,10 @@ def fixes_for(diags: list[Diagnostic], source: SourceFile) -> dict[int, dict[str
     from ..fix.intent import CODES as UNSAFE_CODES
     from ..fix.targeted import FIXABLE_CODES, fixes
 
-    if not any(d.code in FIXABLE_CODES for d in diags):
+    if not any(d.code in FIXABLE_CODES or d.code == WRAP_CODE for d in diags):
         return {}
     try:
-        available = fixes(source.text, source.path)
+        available = fixes(source.text, source.path) + _wrapping(diags, source)
     except (FixError, FixInternalError):
         return {}
     out: dict[int, dict[str, Any]] = {}
@@ -81,6 +83,22 @@ def fixes_for(diags: list[Diagnostic], source: SourceFile) -> dict[int, dict[str
                 out[i] = cache[id(f)]
                 break
     return out
+
+
+def _wrapping(diags: list[Diagnostic], source: SourceFile) -> list:
+    """WF013's fix, which ``wflint fix`` makes first and the editors' fixes leave out: the
+    definition wrapped under ``workflow_definition``, as one edit of the whole text."""
+    from ..fix.targeted import EditorFix
+    from ..fix.wrap import wrap_definition
+
+    if not any(d.code == WRAP_CODE for d in diags):
+        return []
+    wrapped = wrap_definition(source.text, source.path, parse(source).format)
+    if wrapped is None:
+        return []
+    whole = (0, len(source.text))
+    return [EditorFix((WRAP_CODE,), "Put the definition under workflow_definition", whole,
+                      [(0, len(source.text), wrapped.text)])]
 
 
 def _end_offset(source: SourceFile, d: Diagnostic, start: int) -> int:
@@ -114,8 +132,10 @@ def data_changes(source: SourceFile, new_text: str, splices: list[tuple[int, int
         return []
     out: list[dict[str, Any]] = []
     seen: set[tuple] = set()
-    for a, _b, _new in sorted(splices):
-        place = place_at(old_root, a)
+    for a, b, _new in sorted(splices):
+        # an edit of the whole document (a definition wrapped, a stored form converted) changes $
+        whole = a <= old_root.start.offset and b >= old_root.end.offset
+        place = Place([], False) if whole else place_at(old_root, a)
         key = (tuple(place.steps), place.in_key)
         if key in seen:
             continue
