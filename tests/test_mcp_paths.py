@@ -73,3 +73,12 @@ def test_a_definition_outside_its_wrapper_gets_wflint_fixs_wrapping_as_its_fix()
     (edit,) = finding["fix"]["edits"]
     fixed = flat[: edit["start_offset"]] + edit["new_text"] + flat[edit["end_offset"]:]
     assert tools.check(text=fixed)["clean"] and fixed == tools.fix(text=flat)["text"]
+
+
+def test_a_finding_about_a_whole_document_is_at_its_root():
+    stored = ("workflow_permanent_id: wpid_1\nworkflow_id: w_1\ntitle: x\nworkflow_definition: {parameters: [], blocks: []}\n"
+              "created_at: '2024-01-01T00:00:00'\nmodified_at: '2024-01-01T00:00:00'\nversion: 1\n")
+    finding = next(f for f in tools.check(text=stored)["findings"] if f["code"] == "WF012")
+    assert (finding["line"], finding["column"]) == (finding["end_line"], finding["end_column"]) == (1, 1)
+    assert finding["json_path"] == "$" and not finding["at_key"]
+    assert finding["fix"]["changes"][0]["json_path"] == "$"

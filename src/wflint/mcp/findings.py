@@ -37,7 +37,8 @@ def finding(d: Diagnostic, source: SourceFile, root: Node | None, inner: list[No
             fix: dict[str, Any] | None) -> dict[str, Any]:
     """One diagnostic as the ``check`` tool reports it."""
     start = _offset(source, d.line, d.column, d.offset)
-    place = place_at(root, start, inner) if root is not None else Place([], False)
+    empty = (d.line, d.column) == (d.end_line, d.end_column)
+    place = place_at(root, start, inner, empty=empty) if root is not None else Place([], False)
     return {
         "code": d.code, "name": d.name, "severity": d.severity,
         "message": _cut(d.message), "suggestion": _cut(d.help),

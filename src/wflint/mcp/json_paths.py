@@ -29,14 +29,18 @@ class Place:
         self.steps, self.in_key = steps, in_key
 
 
-def place_at(root: Node | None, offset: int, inner: list[Node] | None = None) -> Place:
+def place_at(root: Node | None, offset: int, inner: list[Node] | None = None, *, empty: bool = False) -> Place:
     """The steps from ``root`` to the innermost member or item holding ``offset`` (a key's own
     text counts as its member). ``inner`` are the trees of embedded definitions: when the
-    innermost node is a string holding one of them, the path goes on inside it."""
+    innermost node is a string holding one of them, the path goes on inside it. An ``empty``
+    span (a finding about a whole object: a missing field, a file that is no request) at the
+    start of a mapping is the mapping's, not its first key's."""
     steps: list[Step] = []
     node = root
     in_key = False
     while node is not None:
+        if empty and node.kind == "map" and node.start.offset == offset:
+            break
         child, in_key = _child_at(node, offset, steps)
         if child is None:
             break
@@ -44,7 +48,7 @@ def place_at(root: Node | None, offset: int, inner: list[Node] | None = None) ->
     if node is not None and node.kind == "scalar" and not in_key:
         for tree in inner or ():
             if _inside(tree, node) and _holds(tree, offset):
-                deeper = place_at(tree, offset)
+                deeper = place_at(tree, offset, empty=empty)
                 return Place(steps + deeper.steps, deeper.in_key)
     return Place(steps, in_key)
 
