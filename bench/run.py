@@ -53,6 +53,7 @@ API_KEY = "bench-key"
 
 sys.path.insert(0, str(BENCH))
 import make_corpus  # noqa: E402  (the corpus generator beside this script)
+import guard  # noqa: E402  (the bounds the ratios are held to)
 
 # ------------------------------------------------------------------------------ processes
 
@@ -431,7 +432,14 @@ def main(argv: list[str] | None = None) -> int:
         print(table([(what, str(c), f"{rps:.0f}", f"{p50:.1f} ms", f"{p99:.1f} ms", str(f)) for what, c, rps, p50, p99, f in srows],
                     ("request", "clients", "req/s", "p50", "p99", "non-200")))
     print(f"\n(bench took {time.perf_counter() - started:.0f} s; load average now {os.getloadavg()[0]:.1f})")
-    return 0
+    # the guard (bench/guard.py): the one-file ratio always; the corpus ratio at its full size only,
+    # as 200 files weigh start-up more
+    ratios = {"one": cpu_figures["one"] / cpu_figures["interp"]}
+    if not quick:
+        ratios = {"check": figures["check"] / figures["floor"], **ratios}
+    lines, ok = guard.judge(ratios)
+    print("\n" + "\n".join(lines))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

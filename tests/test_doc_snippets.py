@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -124,25 +125,19 @@ def test_the_configuration_examples_are_valid_configurations():
         from_table(tomllib.loads(b.text), str(b)).validate()  # a ConfigError names the block
 
 
-def test_the_mock_pages_plain_http_workaround_runs_against_wflint_serve(tmp_path):
-    """docs/mock.md's way to read and write a workflow the official client cannot parse, run as
-    written against `wflint serve` (on a free port instead of 8000) seeded with such a workflow."""
+@contextmanager
+def _serving(cwd: Path, *args: str):
+    """`wflint serve` on a free port (instead of the pages' 8000) in ``cwd``; yields its base URL."""
     import socket
     import time
 
     import httpx
 
-    (block,) = [b for b in all_blocks([ROOT / "docs" / "mock.md"]) if b.language == "python" and "import httpx" in b.text]
-    (tmp_path / "workflows").mkdir()
-    flow = ("title: stop early\nworkflow_definition:\n  parameters: []\n  blocks:\n"
-            "    - {block_type: terminate, label: stop, reason: nothing to do}\n")
-    (tmp_path / "workflows" / "stop.yaml").write_text(flow)
-    (tmp_path / "flow.yaml").write_text(flow.replace("nothing to do", "done"))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([str(BIN / "wflint"), "serve", "--port", str(port), "--api-key", "dev-key=o_1",
-                             "--seed", "workflows/"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([str(BIN / "wflint"), "serve", "--port", str(port), "--api-key", "dev-key=o_1", *args],
+                            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
@@ -153,14 +148,59 @@ def test_the_mock_pages_plain_http_workaround_runs_against_wflint_serve(tmp_path
             except httpx.HTTPError:
                 assert time.monotonic() < deadline and proc.poll() is None, "wflint serve did not start"
                 time.sleep(0.2)
-        code = block.text.replace("http://127.0.0.1:8000", base)
-        r = subprocess.run([sys.executable, "-c", code + "\nprint(saved.json()['version'], wf['workflow_definition']['blocks'][0]['block_type'])"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        assert r.stdout.split() == ["2", "terminate"]
+        yield base
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_mock_pages_plain_http_workaround_runs_against_wflint_serve(tmp_path):
+    """docs/mock.md's way to read and write a workflow the official client cannot parse, run as
+    written against `wflint serve` seeded with such a workflow."""
+    (block,) = [b for b in all_blocks([ROOT / "docs" / "mock.md"]) if b.language == "python" and "import httpx" in b.text]
+    (tmp_path / "workflows").mkdir()
+    flow = ("title: stop early\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+            "    - {block_type: terminate, label: stop, reason: nothing to do}\n")
+    (tmp_path / "workflows" / "stop.yaml").write_text(flow)
+    (tmp_path / "flow.yaml").write_text(flow.replace("nothing to do", "done"))
+    with _serving(tmp_path, "--seed", "workflows/") as base:
+        code = block.text.replace("http://127.0.0.1:8000", base)
+        r = subprocess.run([sys.executable, "-c", code + "\nprint(saved.json()['version'], wf['workflow_definition']['blocks'][0]['block_type'])"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["2", "terminate"]
+
+
+#: the workflow docs/mock-runs.md's client example runs: its parameter, a stubbed block using it
+ORDERS = """title: orders
+workflow_definition:
+  parameters:
+    - {parameter_type: workflow, key: order_id, workflow_parameter_type: string}
+  blocks:
+    - block_type: navigation
+      label: open_order
+      url: https://shop.example/orders
+      navigation_goal: Open order {{ order_id }}
+      parameter_keys: [order_id]
+"""
+
+
+def test_the_run_pages_client_example_runs_against_wflint_serve(tmp_path):
+    """docs/mock-runs.md's official-client example (`run_workflow(agent_id=...)`, then `get_run`
+    until final), run as written against `wflint serve` seeded with an `orders` workflow whose
+    stubbed block gives an output."""
+    pytest.importorskip("skyvern")
+    (block,) = [b for b in all_blocks([ROOT / "docs" / "mock-runs.md"]) if b.language == "python" and "run_workflow" in b.text]
+    (tmp_path / "workflows").mkdir()
+    (tmp_path / "workflows" / "orders.yaml").write_text(ORDERS)
+    (tmp_path / "stubs").mkdir()
+    (tmp_path / "stubs" / "orders.json").write_text('{"blocks": {"open_order": {"output": {"state": "shipped"}}}}')
+    with _serving(tmp_path, "--seed", "workflows/", "--stubs", "stubs") as base:
+        code = block.text.replace("http://127.0.0.1:8000", base)
+        r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    status, output = r.stdout.split(" ", 1)
+    assert status == "completed" and "'open_order_output'" in output and "shipped" in output, r.stdout
 
 
 def test_the_wflint_commands_of_the_ci_snippets_run_in_a_repository(tmp_path):

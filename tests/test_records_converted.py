@@ -23,7 +23,7 @@ CONVERTED = [
     ("wflint.core.diagnostics", "Pos", "frozen slots", "line col offset", ""),
     ("wflint.core.diagnostics", "ServiceVerdict", "frozen slots", "status detail order", ""),
     ("wflint.core.diagnostics", "Diagnostic", "frozen slots", "path line column end_line end_column code name severity "
-     "message help service offset", "offset"),
+     "message help service offset related", "offset"),
     ("wflint.document.limits", "Limits", "frozen slots", "file_bytes depth nodes alias_nodes alias_chars string_chars "
      "blocks parameters loop_depth template_depth code_depth", ""),
     ("wflint.rules", "Rule", "frozen", "code name severity doc check module", ""),

@@ -56,6 +56,21 @@ def test_a_port_in_use_is_a_usage_error_before_serving():
     assert "serving" not in r.stdout and "Traceback" not in r.stderr
 
 
+def test_a_port_in_use_is_one_line_before_the_seed_list(tmp_path):
+    """The port is taken before the store opens and the seeds are made: the whole answer is one
+    line on standard error, no seed list first (issue 35)."""
+    (tmp_path / "good.yaml").write_text(BARE_YAML)
+    (tmp_path / "bad.yaml").write_text(BARE_YAML.replace("wait_sec: 1", "wait_sec: 0"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        r = _serve("--port", str(port), "--api-key", "k=o_1", "--seed", str(tmp_path))
+    assert r.returncode == 2
+    assert r.stdout == ""  # no `wpid<TAB>title<TAB>path` lines
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"wflint serve: cannot listen on 127.0.0.1:{port}")
+
+
 @pytest.mark.parametrize("method, path", [("POST", "/v1/run/tasks"), ("POST", "/v1/runs/cancel"),
                                           ("GET", "/v1/runs/wr_1/artifacts"), ("POST", "/v1/workflows/run")])
 def test_unserved_run_endpoints_say_what_the_mock_does_not_have(method, path):

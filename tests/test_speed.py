@@ -215,3 +215,22 @@ def test_the_server_freezes_what_its_first_check_loaded_and_a_library_caller_kee
     frozen, once = served.stdout.split()
     assert int(frozen) > 10_000 and once == "True"  # the rules and the model, once
     assert library.stdout.split()[0] == "0"
+
+
+def test_the_bench_guard_holds_the_bounds_the_changelog_states_and_fails_over_them():
+    """bench/guard.py (run by bench/run.py and bench/lsp_startup.py, whose exit status it sets):
+    the bounds are the decision of issue 35, and a ratio over one fails the bench."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import guard
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert {k: b for k, (_, b) in guard.BOUNDS.items()} == {"check": 2.5, "one": 4.0, "editor": 1.25}
+    lines, ok = guard.judge({"check": 2.3, "one": 3.4, "editor": 0.25})
+    assert ok and len(lines) == 3 and all(line.endswith(": ok") for line in lines)
+    lines, ok = guard.judge({"check": 2.51, "one": 3.4})
+    assert not ok and lines[0].endswith("OVER THE BOUND") and "2.51x, bound 2.5x" in lines[0]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "2.5x" in changelog and "4x" in changelog and "1.25x" in changelog

@@ -122,9 +122,10 @@ def main() -> None:
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release to judge by [default: the newest modelled].")
 @click.option("--docs-url", default=None, metavar="URL", help="The page documenting the rules, which reports link each rule to (URL#wf104-unknown-field) [default: docs/rules.md in the repository].")
 @click.option("--skip-non-workflows", is_flag=True, help="Skip named files and standard input whose content is not a workflow, as a walk does (the pre-commit hook's option).")
+@click.option("--show-grouped", is_flag=True, help="Report each finding on its own: an export's output-parameter errors (WF207, WF208) are otherwise grouped under its WF012.")
 def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filename, limits, jobs, debug, exit_zero,
           output_file, show_statistics, quiet, color_choice, show_files, verbose, show_settings, respect_gitignore,
-          follow_links, target_version, docs_url, skip_non_workflows) -> None:
+          follow_links, target_version, docs_url, skip_non_workflows, show_grouped) -> None:
     """Check workflow files and directories ('-' reads standard input; no path means '.').
 
     A file named (or standard input) is checked as a workflow whatever it holds; in a walked
@@ -206,6 +207,10 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
         click.echo(f"wflint: internal error: {printable(str(exc))}" + ("" if debug else " (run with --debug for details)"), err=True)
         sys.exit(EXIT_INTERNAL)
     diags = finalize(report.diagnostics)
+    if not show_grouped:
+        from .report.grouping import group
+
+        diags = group(diags)
     if show_files or verbose:
         from .report.file_list import file_list
 
@@ -214,14 +219,24 @@ def check(paths, fmt, select, ignore, fail_level, mode, config_path, stdin_filen
             sys.exit(EXIT_OK)
     _emit(diags, lines, report.files_checked, checked_files, fmt, output_file, show_statistics, quiet, color_choice,
           cfg.docs_url)
+    hint = None
+    if diags and fmt in HUMAN_FORMATS and not (quiet or show_statistics):
+        hint = _fixable_hint(diags, cfg, stdin_filename, lines)
+        if hint and fmt == "full":  # after the summary line, on the same stream (as ruff's "[*] N fixable with the `--fix` option.")
+            click.echo(hint, err=output_file is not None)
     if not report.checked:  # never silently green: said whatever the format (exit status as ruff: see docs/configuration.md)
         from .report.file_list import no_files_warning
 
         click.echo(no_files_warning(report.skipped), err=True)
     failed = any(at_or_above(d.severity, cfg.fail_level) for d in diags)
-    if failed and not (quiet or show_statistics or output_file is not None) and fmt in HUMAN_FORMATS:
-        # say which findings failed the run: pre-commit shows the output of a failing hook only
-        click.echo(f"wflint: {statistics.gate_summary(diags, cfg.fail_level)}", err=True)
+    if diags and not (quiet or show_statistics or output_file is not None) and fmt in HUMAN_FORMATS:
+        # say which findings failed the run, or that those found did not: pre-commit shows the
+        # output of a failing hook, and of a passing one with `verbose: true` (docs/ci.md)
+        verdict = statistics.gate_summary(diags, cfg.fail_level) if failed else \
+            statistics.passing_summary(diags, cfg.fail_level)
+        click.echo(f"wflint: {verdict}", err=True)
+        if hint and fmt == "concise":  # `concise` has no summary: the hint follows the verdict (pre-commit's hook)
+            click.echo(f"wflint: {hint}", err=True)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
 
 
@@ -260,6 +275,35 @@ def _emit(
         _print_all(text)
     if fmt == "full" and not diags and not quiet and not show_statistics and files_checked:
         click.echo(statistics.files_summary(diags, files_checked), err=True)
+
+
+#: the rules some fix answers: `fix.counts.ANSWERED`, spelt here so that a run without such a
+#: finding does not import the fixer (tests/test_papercuts.py holds the two equal)
+FIX_ANSWERS = frozenset({"WF004", "WF012", "WF013", "WF102", "WF106", "WF109", "WF202", "WF205", "WF402"})
+
+
+def _fixable_hint(diags, cfg: Config, stdin_filename: str | None, lines: SourceLines) -> str | None:
+    """How many findings `wflint fix` (and `--unsafe-fixes`) would fix, when some would."""
+    if not any(d.code in FIX_ANSWERS for d in diags):
+        return None  # the fixer (and the dataclasses it declares) is not even imported
+    from .fix.counts import fixable_counts, summary
+    from .project.discovery import read_limited
+    from .document.source import decode
+
+    def text_of(path: str) -> str | None:
+        stdin_text = lines.text(path)
+        if stdin_text is not None:
+            return stdin_text
+        try:
+            source, _ = decode(read_limited(Path(path), cfg.limits.file_bytes), path)
+        except OSError:
+            return None
+        return source.text if source is not None else None
+
+    try:
+        return summary(fixable_counts(diags, text_of, cfg))
+    except Exception:  # noqa: BLE001 - a hint must never fail the check it follows
+        return None
 
 
 def _print_all(text: str) -> None:

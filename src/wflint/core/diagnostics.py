@@ -53,12 +53,15 @@ class Diagnostic(Record, slots=True, uncompared=("offset",)):
     (``did you mean 'navigation_goal'?``). ``service`` says how the service answers the same
     input at save time when the rule mirrors a save-time check, and is ``None`` for problems
     the service accepts. ``offset`` (internal: the character offset of the start, for stable
-    sorting within a line) is left out of equality and hashing.
+    sorting within a line) is left out of equality and hashing. ``related`` holds the findings
+    grouped under this one because they have its cause (an export's WF207/WF208 under its
+    WF012: ``report.grouping``), each still a whole diagnostic.
     """
 
     def __init__(self, path: str, line: int, column: int, end_line: int, end_column: int, code: str, name: str,
                  severity: str, message: str, help: str | None = None,  # noqa: A002
-                 service: ServiceVerdict | None = None, offset: int = 0) -> None:
+                 service: ServiceVerdict | None = None, offset: int = 0,
+                 related: tuple["Diagnostic", ...] = ()) -> None:
         # one per finding: the stores spelt out are faster than assign()'s loop (and than the
         # dataclass's __init__); tests/test_records.py holds them equal to the signature
         store(self, "path", path)
@@ -73,6 +76,7 @@ class Diagnostic(Record, slots=True, uncompared=("offset",)):
         store(self, "help", help)
         store(self, "service", service)
         store(self, "offset", offset)
+        store(self, "related", related)
 
     @property
     def sort_key(self) -> tuple:

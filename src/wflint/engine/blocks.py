@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import semantics
+from . import code_policy, semantics
 from .results import BlockResult, Runtime, failed
 from .templates import TemplateFailure, render, render_code
 
@@ -81,6 +81,20 @@ def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         return template_failure(rt, label, exc, semantics.CODE_FORMAT_FAILED, can_continue=False)
     rt.note_input("code", source)
     params = {key: rt.ctx.values.get(key) for key in _parameter_keys(block)}
+    # ``generate_async_user_function``: the policy, then ErrorCode's call shapes, then exec
+    try:
+        refusal = code_policy.refusal(source)
+    except SyntaxError:
+        refusal = None  # the worker reports the SyntaxError as the engine words it
+    if refusal is not None:
+        rt.note_input("refused", refusal)
+        return failed(semantics.CODE_INSECURE)
+    _raises, problem = semantics.error_code_raises(source)
+    if problem is not None:
+        reason = semantics.CODE_SYNTAX_ERROR.format(message=problem[0])
+        # recorded for later blocks, but the raise happens before a result carries it
+        rt.ctx.record_output(label, {"status": "failed", "failure_reason": reason, "errors": []})
+        return failed(reason)
     answer = rt.run_code(source, params)
     if answer.get("printed"):
         rt.note_input("printed", "".join(answer["printed"]))
@@ -90,18 +104,14 @@ def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         return BlockResult("completed", result)
     kind = answer.get("kind")
     if kind == "insecure":
+        rt.note_input("refused", answer.get("message"))
         return failed(semantics.CODE_INSECURE)
     if kind == "timeout":
         return failed(semantics.CODE_TIMEOUT.format(seconds=semantics.CODE_TIMEOUT_SECONDS))
-    if kind == "error_code_args":
-        reason = semantics.CODE_ERROR_CODE_ARGS
-        # recorded for later blocks, but the raise happens before a result carries it
-        rt.ctx.record_output(label, {"status": "failed", "failure_reason": reason, "errors": []})
-        return failed(reason)
     if kind == "error_code":
         return _declared_error(rt, block, answer)
     reason = semantics.CODE_FAILED.format(exc_type=answer.get("type"), message=answer.get("message"))
-    return failed(reason)
+    return failed(reason[:semantics.CODE_FAILURE_REASON_MAX_CHARS])
 
 
 def _declared_error(rt: Runtime, block: dict[str, Any], answer: dict[str, Any]) -> BlockResult:

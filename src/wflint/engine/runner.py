@@ -233,9 +233,14 @@ def _terminal_outcome(block: dict[str, Any], result: BlockResult) -> tuple[str, 
 
 
 def simulate(request: Mapping[str, Any], case: Mapping[str, Any], *, release: str = "1.0.56",
-             network: bool = True, on_block: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
+             network: bool = True, on_block: Callable[[dict[str, Any]], Any] | None = None,
+             own_code_worker: bool = False) -> dict[str, Any]:
     """Run ``request`` (a workflow request as posted) against one stub ``case``; the result is the
     normalised trace of ``service-runs.md`` (or ``{name, http_status, body}`` for a refused run).
-    ``release`` names the engine modelled; 1.0.56 is the one observed."""
+    ``release`` names the engine modelled; 1.0.56 is the one observed. ``own_code_worker``: code
+    runs in a worker started for this run and stopped after it (else the shared one)."""
     del release  # one engine release is modelled; the argument keeps the contract stable
-    return Simulation(request, case, network=network, on_block=on_block).run()
+    if not own_code_worker:
+        return Simulation(request, case, network=network, on_block=on_block).run()
+    with CodeRunner() as code_runner:
+        return Simulation(request, case, network=network, on_block=on_block, code_runner=code_runner).run()

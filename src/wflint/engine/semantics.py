@@ -36,8 +36,7 @@ RUNTIME_VARIABLES = frozenset({
 #: Set on a loop and its children for each iteration (and lifted to the top level).
 LOOP_VARIABLES = frozenset({"current_index", "current_value", "current_item"})
 
-#: Code blocks: names available without an import (``import`` itself is refused).
-CODE_BLOCK_MODULES = frozenset({"json", "re", "datetime"})
+#: Code blocks: what they may do and the names they get is ``code_policy`` (one table).
 
 
 def is_pure_jinja_expression(text: str) -> bool:
@@ -143,8 +142,15 @@ def error_code_raises(code: str, walked: "list | None" = None) -> tuple[list[tup
         if isinstance(r.exc, ast.Call) and isinstance(r.exc.func, ast.Name) and r.exc.func.id == "ErrorCode":
             if any(raise_lines[line] > 1 for line in range(r.lineno, (r.end_lineno or r.lineno) + 1)):
                 return found, ("ErrorCode must be constructed directly in an unambiguous raise statement", r.lineno)
-    for node in raises:  # the raises, in walk order: only a raise can be refused here
-        line = node.lineno
+    for node in walked:  # walk order, each node's checks in the engine's order
+        line = getattr(node, "lineno", 1)
+        if _shadows_error_code(node):
+            return found, ("ErrorCode cannot be shadowed", line)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (alias.asname or alias.name) == "ErrorCode" for alias in node.names):
+            return found, ("ErrorCode cannot be imported or aliased", line)
+        if not isinstance(node, ast.Raise):
+            continue
         if isinstance(node.exc, ast.Name) and node.exc.id == "ErrorCode":
             return found, ("ErrorCode must be raised as ErrorCode('literal', reasoning)", line)
         if not isinstance(node.exc, ast.Call):
@@ -164,8 +170,24 @@ def error_code_raises(code: str, walked: "list | None" = None) -> tuple[list[tup
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ErrorCode" \
                 and id(node) not in accepted:
             return found, ("ErrorCode must be constructed directly in a raise statement", node.lineno)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == "ErrorCode":
+            return found, ("ErrorCode aliases are not allowed", node.lineno)
     return found, None
 
+
+
+def _shadows_error_code(node: object) -> bool:
+    """A binding of the name ``ErrorCode`` (the engine refuses every one)."""
+    import ast
+
+    return (
+        (isinstance(node, ast.Name) and node.id == "ErrorCode" and isinstance(node.ctx, ast.Store))
+        or (isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "ErrorCode")
+        or (isinstance(node, ast.arg) and node.arg == "ErrorCode")
+        or (isinstance(node, ast.ExceptHandler) and node.name == "ErrorCode")
+        or (isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == "ErrorCode")
+        or (isinstance(node, ast.MatchMapping) and node.rest == "ErrorCode")
+    )
 
 #: ``ForLoopBlock`` / ``WhileLoopBlock``: the step count is checked after each block execution
 #: of an iteration, and reaching ``MAX_STEPS_PER_ITERATION`` fails it with this reason: a body
@@ -221,7 +243,10 @@ CODE_TIMEOUT_SECONDS = 300
 CODE_ERROR_CODE_UNDECLARED = (
     "Failed to execute code block. Reason: ErrorCode is not declared in the effective error_code_mapping"
 )
-CODE_ERROR_CODE_ARGS = "Failed to execute code block. Reason: SyntaxError: ErrorCode requires exactly two positional arguments"
+#: ``_validate_code_block_error_code_calls``: a refused ErrorCode shape, as the block's reason
+CODE_SYNTAX_ERROR = "Failed to execute code block. Reason: SyntaxError: {message}"
+#: ``CODE_BLOCK_FAILURE_REASON_MAX_CHARS``: an exception's text is cut to this in the reason
+CODE_FAILURE_REASON_MAX_CHARS = 2000
 
 #: ``text_prompt``: attempts at a schema-valid answer, and the default schema.
 TEXT_PROMPT_SCHEMA_ATTEMPTS = 2

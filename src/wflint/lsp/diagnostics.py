@@ -91,6 +91,10 @@ def to_wire(doc: Document, diags: list[Diagnostic], docs_url: str | None = None)
     """The findings as the protocol's Diagnostic JSON (fields without a value left out, as
     pygls writes them)."""
     out = []
+    if doc.too_large:  # its one finding is at the start: no line table of megabytes for it
+        return [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                 "message": d.message, "severity": SEVERITY.get(d.severity, SEVERITY["warning"]), "code": d.code,
+                 "source": "wflint", "data": {"name": d.name}} for d in diags]
     for d in diags:
         start = doc.source.offset(d.line, d.column)
         end = doc.source.offset(d.end_line, d.end_column)

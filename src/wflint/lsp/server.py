@@ -30,7 +30,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..api import InternalError
 from ..core.diagnostics import Diagnostic
-from . import actions, capabilities, completion, hover, navigation, symbols
+from . import actions, capabilities, completion, hover, navigation, symbols, textsync
 from .configs import CONFIG_NAMES, ConfigCache
 from .diagnostics import findings, from_wire, to_lsp
 from .documents import Document, is_checked
@@ -192,6 +192,7 @@ def build() -> WflintServer:
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: WflintServer, params: lsp.InitializeParams) -> None:
+        textsync.install(ls.workspace)  # changes applied at the cost of the edit (21 MB: ms, not 0.9 s)
         options = params.initialization_options
         if isinstance(options, dict) and isinstance(options.get("rulesDocsUrl"), str):
             ls.docs_url = options["rulesDocsUrl"]

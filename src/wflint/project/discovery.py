@@ -376,8 +376,19 @@ class SourceLines:
 
     def __init__(self, stdin_name: str | None = None, stdin_data: bytes | None = None) -> None:
         self._files: dict[str, list[str] | None] = {}
+        self._stdin = (stdin_name, stdin_data)
         if stdin_name is not None and stdin_data is not None:
             self._files[stdin_name] = _source_lines(stdin_data)
+
+    def text(self, path: str) -> str | None:
+        """The whole text of standard input when ``path`` names it (it cannot be read again)."""
+        name, data = self._stdin
+        if path != name or data is None:
+            return None
+        from ..document.source import decode
+
+        source, _ = decode(data, path)
+        return source.text if source is not None else None
 
     def __call__(self, path: str, n: int) -> str | None:
         if path not in self._files:

@@ -41,6 +41,17 @@ def gate_summary(diags: Sequence[Diagnostic], fail_level: str) -> str | None:
     return text + "."
 
 
+def passing_summary(diags: Sequence[Diagnostic], fail_level: str) -> str | None:
+    """Findings that did not fail the run, when there are some and none did: ``2 warnings do
+    not fail the run (fail-level: error).`` A passing pre-commit hook shows its output only
+    with ``verbose: true``; this line is what says it passed with findings."""
+    if not diags or gate_summary(diags, fail_level) is not None:
+        return None
+    counts = Counter(d.severity for d in diags)
+    words = ", ".join(_plural(counts[s], s) for s in reversed(SEVERITIES) if counts[s])
+    return f"{words} {'does' if len(diags) == 1 else 'do'} not fail the run (fail-level: {fail_level})."
+
+
 def files_summary(diags: Sequence[Diagnostic], files_checked: int) -> str:
     """One line for the terminal when the report itself went elsewhere."""
     files = _plural(files_checked, "file")

@@ -16,7 +16,10 @@ source is only the stored ``loop_over`` object has no source (WF211), a context 
 whose ``source`` is an object lacks ``source_parameter_key`` (WF101), a code block carrying
 ``parameters`` is refused (WF104). This note, a warning, is the one finding that says "this is
 an export, convert it" (the server-written fields it speaks for draw no unknown-field warning
-of their own). ``wflint fix`` rewrites the file into the request it came from, as a person
+of their own). ``wflint check`` groups the output-parameter errors of such a file (WF208, and
+the WF207 of the same keys) under this note, which then takes their severity and the service's
+status and counts them; ``--format json`` lists them as its ``related``, SARIF as its
+``relatedLocations``, and ``--show-grouped`` reports each on its own. ``wflint fix`` rewrites the file into the request it came from, as a person
 would write it: server-written fields and ids dropped, ``parameters`` objects turned back into
 ``parameter_keys``, values equal to the service's defaults and nulls left out, the order of
 keys kept, comments kept in YAML.

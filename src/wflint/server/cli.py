@@ -60,7 +60,7 @@ def _target(version: str | None) -> str | None:
 @click.option("--limit", "limit_specs", multiple=True, metavar="NAME=N",
               help="Raise or lower a limit on hostile requests (body-bytes, depth, alias-nodes, alias-chars, loop-depth, "
                    "string-chars, search-chars, request-seconds, request-threads, heavy-workers, header-seconds, body-seconds, "
-                   "connections; defaults in docs/mock.md). Repeatable.")
+                   "connections, queued-runs; defaults in docs/mock.md). Repeatable.")
 @click.option("--stubs", "stubs_dir", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of stub tables for runs (DIR/<workflow id or title>.json|yaml; see docs/mock-runs.md).")
 @click.option("--log-level", default="warning", show_default=True,
@@ -86,6 +86,13 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
         keys = ApiKeys.resolve(api_keys, api_key_file)
     except KeySpecError as exc:
         raise click.BadParameter(str(exc), param_hint="--api-key") from None
+    try:  # bind before the store opens and the seeds are made and listed: a port in use is one line and exit 2,
+        # said before anything claims to be serving (the socket is closed by the exit)
+        sock = listening_socket(host, port)
+    except OSError as exc:
+        click.echo(f"wflint serve: cannot listen on {host}:{port}: {exc.strerror or exc} "
+                   "(is another server running there? choose another --port)", err=True)
+        sys.exit(2)
     config = ServerConfig(keys=keys, db_path=db_path, strict=strict,
                           browser_type_supported=browser_type_supported,
                           credentials=frozenset(credentials), folders=_folders(folders),
@@ -118,12 +125,6 @@ def serve(host: str, port: int, db_path: str | None, api_keys: tuple[str, ...], 
             sys.exit(2)
         for failure in failures:
             click.echo(f"wflint serve: {failure.line()}", err=True)
-    try:  # bind first: a port in use is a usage error, said before anything claims to be serving
-        sock = listening_socket(host, port)
-    except OSError as exc:
-        click.echo(f"wflint serve: cannot listen on {host}:{port}: {exc.strerror or exc} "
-                   "(is another server running there? choose another --port)", err=True)
-        sys.exit(2)
     click.echo(f"serving the mock service on http://{host}:{sock.getsockname()[1]} (store: {db_path or 'in memory'})")
     sys.stdout.flush()
     # SIGTERM: stop within a second; requests still working run in daemon threads, and every

@@ -29,6 +29,8 @@ def as_dict(d: Diagnostic, docs_url: str | None = None) -> dict:
     url = rule_doc_url(d.code, d.name, docs_url)
     if url:
         out["url"] = url  # the rule's documentation, as ruff's json output links it
+    if d.related:  # the findings grouped under this one (report.grouping), each whole
+        out["related"] = [as_dict(r, docs_url) for r in d.related]
     return out
 
 

@@ -44,6 +44,16 @@ def _rule(code: str, rule: Any, docs_url: str | None = None) -> dict[str, Any]:
     return out
 
 
+def _location(d: Diagnostic) -> dict[str, Any]:
+    region = {
+        "startLine": max(d.line, 1),
+        "startColumn": max(d.column, 1),
+        "endLine": max(d.end_line, d.line, 1),
+        "endColumn": max(d.end_column, d.column, 1) if d.end_line <= d.line else max(d.end_column, 1),
+    }
+    return {"physicalLocation": {"artifactLocation": artifact_location(without_surrogates(d.path)), "region": region}}
+
+
 def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | None = None, *,
            docs_url: str | None = None) -> str:
     """``rules`` maps a code to its rule (``name``, ``summary``, ``doc``, ``severity``); the
@@ -56,21 +66,18 @@ def render(diags: Sequence[Diagnostic], lines=None, rules: Mapping[str, Any] | N
     results = []
     for d in diags:
         text = d.message + (f" ({d.help})" if d.help else "")
-        region = {
-            "startLine": max(d.line, 1),
-            "startColumn": max(d.column, 1),
-            "endLine": max(d.end_line, d.line, 1),
-            "endColumn": max(d.end_column, d.column, 1) if d.end_line <= d.line else max(d.end_column, 1),
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": rule_index[d.code],
+            "level": _LEVEL[d.severity],
+            "message": {"text": without_surrogates(text)},
+            "locations": [_location(d)],
         }
-        results.append(
-            {
-                "ruleId": d.code,
-                "ruleIndex": rule_index[d.code],
-                "level": _LEVEL[d.severity],
-                "message": {"text": without_surrogates(text)},
-                "locations": [{"physicalLocation": {"artifactLocation": artifact_location(without_surrogates(d.path)), "region": region}}],
-            }
-        )
+        if d.related:  # the findings grouped under this one (report.grouping), each where it is
+            result["relatedLocations"] = [
+                {**_location(r), "id": i, "message": {"text": without_surrogates(f"{r.code} [{r.name}] {r.severity}: {r.message}")}}
+                for i, r in enumerate(d.related)]
+        results.append(result)
     driver: dict[str, Any] = {"name": "wflint", "version": __version__, "rules": [_rule(code, rules.get(code), docs_url) for code in used]}
     info = repository_url()
     if info:

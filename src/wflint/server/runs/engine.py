@@ -35,7 +35,10 @@ def engine_executor(request: Mapping[str, Any], case: Mapping[str, Any], *, rele
         from ...engine import simulate  # type: ignore[attr-defined]
     except ImportError as exc:
         raise EngineMissing(f"wflint's engine cannot be imported ({exc}); the mock cannot run workflows") from None
-    return simulate(request, case, release=release, network=network, on_block=on_block)
+    # each run's code executes in a worker of its own: nothing one organization's code does can
+    # reach another's run (the worker is stopped when the run ends; at most
+    # ``code_runner.MAX_LIVE_WORKERS`` live at once)
+    return simulate(request, case, release=release, network=network, on_block=on_block, own_code_worker=True)
 
 
 def workflow_request(workflow: Mapping[str, Any]) -> dict[str, Any]:
