@@ -437,6 +437,12 @@ def _load_fix() -> click.Command:
     return fix
 
 
+def _load_diff() -> click.Command:
+    from .diff.cli import diff
+
+    return diff
+
+
 def _load_graph() -> click.Command:
     from .graph.cli import graph
 
@@ -466,5 +472,5 @@ def _load_serve() -> click.Command:
 # these commands are imported only when they run (or when help lists them): the server stack
 # alone cost more than a whole single-file check, and declaring every command's options is
 # work a check does not need
-main.lazy_commands = {"fix": _load_fix, "graph": _load_graph, "serve": _load_serve, "simulate": _load_simulate,
+main.lazy_commands = {"diff": _load_diff, "fix": _load_fix, "graph": _load_graph, "serve": _load_serve, "simulate": _load_simulate,
                       "test": _load_test}

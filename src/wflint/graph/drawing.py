@@ -45,6 +45,8 @@ class Node:
     messages: list[str] = field(default_factory=list)
     #: ``wflint graph --coverage``: no test case ran this block
     untested: bool = False
+    #: ``wflint graph --diff``: "added", "removed" or "changed" (renamed, moved or edited)
+    change: str | None = None
 
 
 @dataclass
@@ -59,6 +61,8 @@ class Edge:
     branch_index: int | None = None
     #: ``wflint graph --coverage``: no test case took this branch
     untested: bool = False
+    #: ``wflint graph --diff``: "added" or "removed"
+    change: str | None = None
 
 
 @dataclass
@@ -133,6 +137,8 @@ def shorten(text: str, limit: int) -> str:
 
 RED, AMBER, GREY, BLUE, PURPLE, INK = "#c62828", "#b26a00", "#8a8a8a", "#1565c0", "#6a1b9a", "#37474f"
 PINK = "#ad1457"  # coverage: what no test case exercised
+GREEN = "#2e7d32"  # diff: added
+CHANGE_BLUE = "#0277bd"  # diff: changed
 
 
 @dataclass(frozen=True)
@@ -164,11 +170,23 @@ def node_look(node: Node) -> Look:
         fill = "#eeeeee"
     if node.untested and node.severity is None:
         return Look(fill="#fce4ec", stroke=PINK, width=2, dashed=True, text=PINK, double=node.is_finally)
+    if node.change == "removed":
+        return Look(fill="#f5f5f5", stroke=GREY, width=1.5, dashed=True, text=GREY)
+    if node.change is not None:
+        # a problem keeps its fill; the change shows in the outline
+        stroke = GREEN if node.change == "added" else CHANGE_BLUE
+        if node.severity is None:
+            fill = "#e8f5e9" if node.change == "added" else "#e1f5fe"
+        return Look(fill=fill, stroke=stroke, width=3, text="#000000", double=node.is_finally)
     return Look(fill=fill, stroke=stroke, width=width, dashed=node.unreachable,
                 text="#555555" if node.unreachable else "#000000", double=node.is_finally)
 
 
 def edge_look(edge: Edge) -> Look:
+    if edge.change == "removed":
+        return Look(stroke=GREY, width=1.5, dashed=True)
+    if edge.change == "added" and not edge.cyclic:
+        return Look(stroke=GREEN, width=3)
     if edge.untested and not edge.cyclic:
         return Look(stroke=PINK, width=2, dashed=True)
     if edge.cyclic:
@@ -208,4 +226,10 @@ def style_key(drawing: Drawing) -> list[str]:
         out.append("blue dashed arrows: merge edges the service derives")
     if any(n.untested for n in nodes) or any(e.untested for e in edges):
         out.append("pink dashed: no test case runs this block or takes this branch")
+    if any(n.change == "added" for n in nodes) or any(e.change == "added" for e in edges):
+        out.append("green: added by the change")
+    if any(n.change == "changed" for n in nodes):
+        out.append("blue outline: changed (edited, renamed or moved)")
+    if any(n.change == "removed" for n in nodes) or any(e.change == "removed" for e in edges):
+        out.append("grey dashed: removed by the change")
     return out

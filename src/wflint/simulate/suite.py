@@ -101,23 +101,30 @@ def read_test_file(path: Path) -> tuple[Path, list[dict[str, Any]], bool | None]
     if not is_test_file(path):
         raise LoadError(f"{path}: not a test file (name it NAME.test.yaml beside NAME.yaml)")
     data = read_data(path)
+    cases, network = test_cases(data, str(path))
+    return workflow_for(path, data), cases, network
+
+
+def test_cases(data: Any, where: str) -> tuple[list[dict[str, Any]], bool | None]:
+    """A test file's cases (each named) and its ``network`` setting, from its data (``wflint
+    diff`` reads test files from git revisions, not only from disk)."""
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-        raise LoadError(f"{path}: a test file is a mapping with a 'cases' list")
+        raise LoadError(f"{where}: a test file is a mapping with a 'cases' list")
     cases = []
     for index, case in enumerate(data["cases"]):
-        where = f"{path}: case {index + 1}"
+        at = f"{where}: case {index + 1}"
         if not isinstance(case, dict):
-            raise LoadError(f"{where} is not a mapping")
-        check_case(case, where)
+            raise LoadError(f"{at} is not a mapping")
+        check_case(case, at)
         expect = case.get("expect") or {}
         if not isinstance(expect, dict):
-            raise LoadError(f"{where}: 'expect' must be a mapping")
+            raise LoadError(f"{at}: 'expect' must be a mapping")
         unknown = sorted(set(expect) - KNOWN)
         if unknown:
-            raise LoadError(f"{where}: unknown expectation(s) {', '.join(unknown)} (known: {', '.join(sorted(KNOWN))})")
+            raise LoadError(f"{at}: unknown expectation(s) {', '.join(unknown)} (known: {', '.join(sorted(KNOWN))})")
         cases.append({**case, "name": str(case.get("name") or f"case {index + 1}")})
     network = data.get("network") if isinstance(data.get("network"), bool) else None
-    return workflow_for(path, data), cases, network
+    return cases, network
 
 
 def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = False) -> SuiteResult:
