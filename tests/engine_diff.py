@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import random
-import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,34 +20,15 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "simulate"
+sys.path.insert(0, str(ROOT / "tools" / "engine"))
+import trace_normal  # noqa: E402  (tools/engine: also run by the release's own Python)
 
-ID_RE = re.compile(r"\b(?:wr|wrb|w|wpid|tsk|stp|o|a|op|wp|oat|tr|cr)_(?:\d{12,}|simulated)\b")
-UUID_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-VOLATILE_SUFFIXES = ("_id", "_ids", "_at")
-#: response headers that say when and by whom, not what
-VOLATILE_HEADERS = frozenset({"date", "server", "content-length"})
 DIMENSIONS = ("status", "sequence", "outputs", "failure_reasons", "prompts")
 
 
 def normalise(value: Any) -> Any:
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if key == "output_parameter" and isinstance(item, dict) and "key" in item:
-                out[key] = item["key"]
-                continue
-            if key.endswith(VOLATILE_SUFFIXES):
-                continue
-            if key in ("headers", "response_headers") and isinstance(item, dict):
-                out[key] = {k: v for k, v in item.items() if k.lower() not in VOLATILE_HEADERS}
-                continue
-            out[key] = normalise(item)
-        return out
-    if isinstance(value, list):
-        return [normalise(v) for v in value]
-    if isinstance(value, str):
-        return UUID_RE.sub("<uuid>", ID_RE.sub("<id>", value))
-    return value
+    """Both sides of a comparison, through the one trace normaliser (``tools/engine/trace_normal``)."""
+    return trace_normal.normalise(value, for_comparison=True)
 
 
 def _rows(trace: dict[str, Any]) -> list[dict[str, Any]]:

@@ -134,7 +134,8 @@ def test_show_settings_prints_every_setting_with_where_it_came_from(tmp_path, mo
     monkeypatch.chdir(empty)
     (empty / ".wflint.toml").write_text("")
     r = run("check", "--show-settings")
-    assert re.search(rf'^target-version = "{re.escape(NEWEST)}"\s+# default \(the newest modelled release\)$', r.stdout, re.M), r.stdout
+    assert re.search(rf'^target-version = "{re.escape(NEWEST)}"\s+# default \(the newest modelled release; no skyvern pin found in the repository\)$',
+                     r.stdout, re.M), r.stdout
     assert re.search(r"^\[severity\]\s+# default$", r.stdout, re.M)
 
 

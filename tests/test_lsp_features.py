@@ -254,3 +254,22 @@ def test_rule_links_default_to_the_repository_docs_as_sarif_links_them():
     assert d.code_description.href == rule_doc_url("WF202", "unknown-next-block")
     assert d.code_description.href.endswith("/docs/rules.md#wf202-unknown-next-block")
     assert rule_link("WF202", "unknown-next-block", "https://x.test/r.html") == "https://x.test/r.html#wf202-unknown-next-block"
+
+
+def test_completion_and_hover_answer_as_the_configured_release():
+    # split_pdf came in 1.0.47; file_download's storage settings too (the model's since marks)
+    text = ("title: t\nworkflow_definition:\n  parameters: []\n  blocks:\n"
+            "    - block_type: \n      label: a\n"
+            "    - block_type: file_download\n      label: d\n      navigation_goal: get it\n      \n")
+    at_type = text.index("block_type: \n") + len("block_type: ")
+    at_key = len(text) - 1
+    newest = Document("file:///w.yaml", "w.yaml", text)
+    old = Document("file:///w.yaml", "w.yaml", text, release="1.0.46")
+    assert "split_pdf" in [i.label for i in complete(newest, at_type).items]
+    assert "split_pdf" not in [i.label for i in complete(old, at_type).items]
+    assert "download_target" in [i.label for i in complete(newest, at_key).items]
+    old_keys = [i.label for i in complete(old, at_key).items]
+    assert "download_target" not in old_keys and "url" in old_keys
+    hovered = Document("file:///w.yaml", "w.yaml", text.replace("block_type: \n", "block_type: split_pdf\n"),
+                       release="1.0.46")
+    assert hover(hovered, hovered.text.index("split_pdf") + 2, []) is None

@@ -19,7 +19,7 @@ from wflint.core.records import MutableRecord, Record, field_names, replace
 #: frozen too for Release); "slots" when it was slots=True; the fields it had with compare=False
 CONVERTED = [
     ("wflint.project.config", "Config", "mutable", "select ignore fail_level mode exclude include per_file_ignores "
-     "respect_gitignore severity limits source target_version docs_url origins skip_non_workflows", ""),
+     "respect_gitignore severity limits source target_version docs_url origins skip_non_workflows pin_problem", ""),
     ("wflint.core.diagnostics", "Pos", "frozen slots", "line col offset", ""),
     ("wflint.core.diagnostics", "ServiceVerdict", "frozen slots", "status detail order", ""),
     ("wflint.core.diagnostics", "Diagnostic", "frozen slots", "path line column end_line end_column code name severity "

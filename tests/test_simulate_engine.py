@@ -200,11 +200,19 @@ def test_v2_defaults_that_form_a_cycle_fail_the_run_before_any_block():
     assert result["failure_reason"].startswith("Circular reference detected")
 
 
-def test_v1_walks_the_list_in_order_whatever_next_block_label_says():
+def test_routing_without_a_version_is_stored_as_v2_and_walked_as_a_graph():
+    # observed on the real engine: no `version` + next_block_label is saved as version 2, so the
+    # run follows the edges (and the sequential defaults), never the list
     request = wf([code("a", "x = 1", next_block_label="c"), code("b", "y = 1"), code("c", "z = 1")])
-    assert labels(simulate(request, {"name": "v1"})) == ["a", "b", "c"]
-    request["workflow_definition"]["version"] = 2
     assert simulate(request, {"name": "v2"})["failure_reason"].startswith("Disconnected blocks detected")
+    request = wf([code("a", "x = 1", next_block_label="c"), code("b", "y = 1"), code("c", "z = 1", next_block_label="b")])
+    result = simulate(request, {"name": "cycle"})
+    assert result["status"] == "failed" and result["trace"] == []
+    assert result["failure_reason"].startswith("Circular reference detected")
+    request = wf([code("a", "x = 1", next_block_label="c"), code("c", "z = 1", next_block_label="b"), code("b", "y = 1")])
+    assert labels(simulate(request, {"name": "edges"})) == ["a", "c", "b"]
+    request = wf([code("a", "x = 1"), code("b", "y = 1")])
+    assert labels(simulate(request, {"name": "v1 list"})) == ["a", "b"]
 
 
 def test_a_declared_jinja_criterion_without_braces_is_decided_as_a_prompt():

@@ -11,7 +11,11 @@ from wflint.checks.webhook_url import BAD_SCHEME, ELB, MALFORMED, internal_host,
 
 pydantic = pytest.importorskip("pydantic")
 _URL = pydantic.TypeAdapter(pydantic.AnyUrl)
-_ELB_HOST = re.compile(r"\.[a-z]{2}(-gov)?-[a-z]+-\d\.elb\.amazonaws\.com\.?$", re.IGNORECASE)
+#: the service's load-balancer test (``url_validators._is_aws_load_balancer_host``, 1.0.55 on) as
+#: a pattern: a region label beside an ``elb`` label, at least one label before them, under
+#: amazonaws.com or amazonaws.com.cn
+_ELB_HOST = re.compile(r"^[^.]+(\.[^.]+)*\.(elb\.[^.]*-[^.]*-\d+|[^.]*-[^.]*-\d+\.elb)\.amazonaws\.com(\.cn)?\.?$",
+                       re.IGNORECASE)
 
 
 def library_verdict(url: str) -> str | None:
@@ -49,7 +53,9 @@ PROBES = [
     "https://[::1", "http://127.0.0.1:8080/hook", "http://2130706433/", "http://0x7f.1/", "http://256.1.1.1/",
     "https://example.com:99999/", "https://example.com:80/", "https://user:pw@example.com/x",
     "https://my-lb-123.us-east-1.elb.amazonaws.com/hook", "https://internal.us-gov-west-1.elb.amazonaws.com",
-    "https://elb.amazonaws.com.example.com/", "ws://example.com/socket", "mailto:ops@example.com",
+    "https://elb.amazonaws.com.example.com/", "https://my-nlb-1a2b.elb.eu-west-2.amazonaws.com/hook",
+    "https://k8s-lb.cn-north-1.elb.amazonaws.com.cn/x", "https://elb.us-east-1.amazonaws.com/",
+    "https://dualstack.my-lb.ap-southeast-10.elb.amazonaws.com./h", "https://us-east-1.elb.amazonaws.com/", "ws://example.com/socket", "mailto:ops@example.com",
     "https://" + "a" * 2100 + ".com", "https://example.com/" + "p" * 2000, "https://exämple.com/",
     "https://example.com/?q={{ x }}", "http://localhost/hook", "https://10.0.0.5/x", "https://[fe80::1]/",
     "https://example.com#frag", "https://a_b.example.com/", "http:example.com", "https://.example.com/",

@@ -33,7 +33,7 @@ from .project.discovery import (
     read_limited,
     unreadable_reason,
 )
-from .document.parse import collector_paused, parse
+from .document.parse import collector_paused, format_from_path, parse
 from .core.records import MutableRecord, assign, fresh, replace
 from .rules import Rule, matches, registry
 from .document.source import SourceFile, decode
@@ -152,7 +152,7 @@ def _check_paused(source: SourceFile, config: Config, fmt: str | None, require_w
     if require_workflow and not recognition.is_workflow:
         return FileResult(None, recognition.reason)
     chosen = parsed.format if config.mode == "auto" else config.mode
-    diags = [unwrap.with_document_verdict(d, root, chosen, source.text) for d in parsed.diagnostics]
+    diags = [unwrap.with_document_verdict(d, root, chosen, source.text, config.target_version) for d in parsed.diagnostics]
     if root is not None and root.kind == "map":
         # recognition asked whether a mapping is a stored form; unwrapping needs the answer again
         unwrapped = unwrap.unwrap(source, root, parsed.format, config.mode, config.target_version, config.limits,
@@ -184,6 +184,10 @@ def _check_data(data: bytes, path: str, config: Config, fmt: str | None, require
     if source is None:
         if require_workflow:
             return FileResult(None, "not a workflow: not text (" + (diags[0].message if diags else "undecodable") + ")")
+        # the service refuses such bytes as it refuses any file that does not parse (422): a
+        # YAML file's yaml_definition does not load, a JSON file's body is no JSON
+        sent_as = config.mode if config.mode != "auto" else (fmt or format_from_path(path) or "yaml")
+        diags = [unwrap.with_document_verdict(d, None, sent_as, "") for d in diags]
         return FileResult(_postprocess(None, diags, config), "checked as a workflow because it was asked for")
     return _check(source, config, fmt, require_workflow, views)
 

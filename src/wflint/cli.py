@@ -396,18 +396,21 @@ def mcp(transport: str, host: str, port: int) -> None:
 @main.command()
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
-@click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose schemas to write [default: the newest modelled].")
+@click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose schemas to write [default: the configuration's target-version, else the repository's skyvern pin, else the newest modelled].")
 def schema(output: Path, check_only: bool, target_version: str | None) -> None:
     """Generate the JSON Schemas from the request model."""
+    from .project.config import ConfigError, discover
     from .model import schema as schema_mod
     from .model.releases import UnknownRelease, check_release
 
-    if target_version is not None:
-        try:
-            check_release(target_version)
-        except UnknownRelease as exc:
-            click.echo(f"wflint: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
+    try:
+        if target_version is not None:
+            target_version = check_release(target_version)
+        else:  # the release `wflint check` judges by here: the configuration's, or the pinned one
+            target_version = discover(Path.cwd()).validate().target_version
+    except (UnknownRelease, ConfigError) as exc:
+        click.echo(f"wflint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     if check_only:
         stale = schema_mod.stale(output, target_version)
         if stale:

@@ -434,7 +434,43 @@ def compile_error(text: str) -> tuple[str, int] | None:
     from jinja2 import TemplateSyntaxError
 
     try:
-        environment().compile(text)
+        # compiled without folding: the service's compile would compute constant expressions
+        # (``{{ 9**999999999 }}`` never finishes), which ``costly_constant`` reports instead
+        _bounded_environment().compile(text)
     except TemplateSyntaxError as exc:
         return exc.message or str(exc), exc.lineno or 1
     return None
+
+
+_BOUNDED: Any = None
+# a constant the service folds has literals (or bracketed constants) on both sides of its
+# operator, or before its filter: templates without one skip Jinja's parser (and its import)
+_OPERATOR_IN_TAG = lazy(r"\{[{%][^}]*?(?:[\d'\")\]]\s*(?:\*\*?|\+|%)\s*[-\d'\"(\[]"
+                        r"|[\d'\")\]]\s*\|\s*(?:center|indent|format|replace)\b)")
+
+
+def _bounded_environment() -> Any:
+    global _BOUNDED
+    if _BOUNDED is None:
+        from .jinja_bounds import BoundedEnvironment
+
+        _BOUNDED = BoundedEnvironment()
+    return _BOUNDED
+
+
+@lru_cache(maxsize=4096)
+def costly_constant(text: str) -> tuple[str, int] | None:
+    """(reason, line) when the service's Jinja would fold, while compiling ``text``, a constant
+    expression that does not finish (a huge power or repetition); else None. Only templates
+    that parse and have an arithmetic operator or a widening filter inside a tag are parsed again."""
+    if not has_jinja(text) or _OPERATOR_IN_TAG.search(text) is None:
+        return None
+    if analyze(text).error is not None:
+        return None
+    from .jinja_bounds import costly_constants
+
+    try:
+        tree = environment().parse(text)
+    except Exception:  # noqa: BLE001 - parsing problems are the syntax rule's
+        return None
+    return next(costly_constants(tree), None)

@@ -24,7 +24,6 @@ ELB = ("Invalid webhook_callback_url: unsupported host. Use a stable custom host
 _SCHEME = lazy(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _SPECIAL = ("http", "https", "ws", "wss", "ftp")
 _FORBIDDEN_HOST = set(" #%/:<>?@[\\]^|") | {chr(c) for c in range(0x21)} | {"\x7f"}
-_ELB_HOST = lazy(r"\.[a-z]{2}(-gov)?-[a-z]+-\d\.elb\.amazonaws\.com\.?$", re.IGNORECASE)
 
 
 def full_url(url):
@@ -126,9 +125,33 @@ def webhook_url_error(url, blocked_hosts=frozenset()):
         return BAD_SCHEME
     if str(host).strip("[]") in blocked_hosts:
         return BLOCKED
-    if isinstance(host, str) and _ELB_HOST.search(host):
+    if isinstance(host, str) and load_balancer_host(host):
         return ELB
     return None
+
+
+def load_balancer_host(host):
+    """Whether ``host`` is an AWS load balancer's DNS name, as the service decides it
+    (``url_validators._is_aws_load_balancer_host``, 1.0.55 on): under ``amazonaws.com`` or
+    ``amazonaws.com.cn``, at least three labels before it, the last two of which are ``elb``
+    and a region (``us-east-1``) in either order: ``my-lb-1.us-east-1.elb.amazonaws.com``
+    (classic and application) and ``my-nlb.elb.eu-west-2.amazonaws.com`` (network)."""
+    name = host.strip().lower().rstrip(".")
+    labels = name.split(".")
+    if name.endswith(".amazonaws.com.cn"):
+        service = labels[:-3]
+    elif name.endswith(".amazonaws.com"):
+        service = labels[:-2]
+    else:
+        return False
+    if len(service) < 3:
+        return False
+
+    def is_region(label):
+        prefix, dash, number = label.rpartition("-")
+        return bool(dash and number.isdigit() and "-" in prefix)
+
+    return (service[-2] == "elb" and is_region(service[-1])) or (service[-1] == "elb" and is_region(service[-2]))
 
 
 def internal_host(url):

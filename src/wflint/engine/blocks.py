@@ -11,11 +11,14 @@ from typing import Any
 
 from . import code_policy, semantics
 from .results import BlockResult, Runtime, failed
-from .templates import TemplateFailure, render, render_code
+from .templates import TemplateFailure, TemplateStopped, render, render_code
 
 
 def template_failure(rt: Runtime, label: str, exc: TemplateFailure, reason: str, **kw: Any) -> BlockResult:
-    """``_template_format_failure_result``: the block fails and records what went wrong."""
+    """``_template_format_failure_result``: the block fails and records what went wrong. A
+    template wflint stopped gives its own reason: the engine would still be working on it."""
+    if isinstance(exc, TemplateStopped):
+        reason = str(exc)
     output: dict[str, Any] = {"failure_reason": reason}
     if exc.available_keys:
         output["available_keys"] = exc.available_keys
@@ -96,6 +99,8 @@ def code(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.ctx.record_output(label, {"status": "failed", "failure_reason": reason, "errors": []})
         return failed(reason)
     answer = rt.run_code(source, params)
+    if answer.get("kind") not in ("insecure", "error_code_args"):
+        rt.tasks_created += 1  # ``create_task_and_step``: the code's actions are recorded as a task
     if answer.get("printed"):
         rt.note_input("printed", "".join(answer["printed"]))
     if answer.get("ok"):

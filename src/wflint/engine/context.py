@@ -17,12 +17,19 @@ class OutputParameter:
     """Stands in for the engine's pydantic ``OutputParameter`` inside loop outputs."""
 
     __slots__ = ("key",)
+    #: when the service created the output parameters (at save); the repr shows it
+    CREATED = datetime.now(UTC).replace(tzinfo=None)
 
     def __init__(self, key: str) -> None:
         self.key = key
 
     def __repr__(self) -> str:
-        return f"OutputParameter(parameter_type='output', key='{self.key}', description=None)"
+        # the engine's pydantic repr, field by field (ids and timestamps are the simulator's own)
+        label = self.key.removesuffix("_output")
+        return (f"OutputParameter(parameter_type=<ParameterType.OUTPUT: 'output'>, key={self.key!r}, "
+                f"description='Output parameter for block {label}', output_parameter_id='op_simulated', "
+                f"workflow_id='w_simulated', created_at={self.CREATED!r}, modified_at={self.CREATED!r}, "
+                "deleted_at=None)")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OutputParameter) and other.key == self.key

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
+import random
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import graph as graphs
-from . import prompt_branches, semantics
+from . import io_blocks, prompt_branches, semantics
 from .context import OutputParameter
 from .display import cap, render_for_display
 from .results import BlockResult, Runtime, failed
@@ -35,7 +37,20 @@ def _jinja_criterion(rt: Runtime, label: str, expression: str) -> bool:
 
 
 def _prompt_results(rt: Runtime, label: str, count: int) -> list[bool]:
-    return rt.stubs.prompt_results(label, count)
+    """``_evaluate_prompt_branch_conditions_batch``: the synthetic extraction is asked up to
+    twice for one result per criterion (an answer that covers fewer is malformed); the accepted
+    answer is recorded under a random ``prompt_branch_eval_…`` key, which later blocks' namespaces
+    (and a failed template's ``available_keys``) show."""
+    problem = ""
+    for _attempt in range(semantics.PROMPT_BRANCH_EVAL_ATTEMPTS):
+        results = rt.stubs.prompt_results(label, count)
+        given = len(rt.stubs.last_raw_results)
+        if given >= count:
+            key = "prompt_branch_eval_" + "".join(random.choices(string.ascii_letters + string.digits, k=5))
+            rt.ctx.values[key] = prompt_branches.stub_response(rt.stubs.last_raw_results[:count])
+            return results
+        problem = f"condition_index set {list(range(1, given + 1))} does not cover 1..{count}"
+    raise ValueError(f"Conditional branch evaluation failed: {problem}")
 
 
 def _prompt_batch(rt: Runtime, label: str, criteria: list[dict[str, Any]]) -> tuple[list[str], str]:
@@ -45,7 +60,8 @@ def _prompt_batch(rt: Runtime, label: str, criteria: list[dict[str, Any]]) -> tu
         expression = str(item.get("expression") or "")
         if "{{" in expression:
             try:
-                rendered.append(render(expression, rt.ctx.namespace(label)) or "")
+                text = render(expression, rt.ctx.namespace(label)) or ""
+                rendered.append(prompt_branches.empty_values_explicit(expression, text))
                 continue
             except TemplateFailure:
                 plain_text = True
@@ -69,9 +85,9 @@ def conditional(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     batch_error, llm_prompt, llm_response = None, None, None
     if prompt_indexes:
         try:
-            rendered, llm_prompt = _prompt_batch(rt, label, [branch_list[i]["criteria"] for i in prompt_indexes])
+            rendered, sent = _prompt_batch(rt, label, [branch_list[i]["criteria"] for i in prompt_indexes])
             results = _prompt_results(rt, label, len(prompt_indexes))
-            llm_response = prompt_branches.stub_response(rt.stubs.last_raw_results)
+            llm_prompt, llm_response = sent, prompt_branches.stub_response(rt.stubs.last_raw_results)
             prompt_results = dict(zip(prompt_indexes, results, strict=False))
             prompt_rendered = dict(zip(prompt_indexes, rendered, strict=False))
         except Exception as exc:  # noqa: BLE001 - the engine records any evaluation error
@@ -167,7 +183,9 @@ class _LoopState:
         swallow = (parent_next_loop_on_failure and self.natural and last is not None and last.status != "canceled"
                    and not last.synthetic and can_continue)
         if last is not None and last.status == "canceled":
-            return "canceled", "canceled"
+            block = self.last_block or {}
+            return "canceled", semantics.LOOP_CHILD_CANCELED.format(
+                label=block.get("label") or "", block_type=block.get("block_type") or "")
         if completed or swallow:
             return "completed", None
         reason = last.failure_reason if last is not None else "No block has been executed"
@@ -179,6 +197,17 @@ class _LoopState:
 def _run_body(rt: Runtime, loop: dict[str, Any], body: graphs.BlockGraph, state: _LoopState,
               index: int, value: Any, *, with_value: bool) -> bool:
     """One iteration; False when the loop must stop."""
+    try:
+        return _iterate(rt, loop, body, state, index, value, with_value=with_value)
+    finally:
+        if index == 0:
+            # ``_persist_partial_loop_output``: the loop's output row is written after its first
+            # pass, which is where the run's outputs list it (the value is set when it ends)
+            rt.ctx.recorded.setdefault(f"{loop['label']}_output", None)
+
+
+def _iterate(rt: Runtime, loop: dict[str, Any], body: graphs.BlockGraph, state: _LoopState,
+             index: int, value: Any, *, with_value: bool) -> bool:
     label = loop["label"]
     each: list[dict[str, Any]] = []
     steps, current, cond_seen = 0, body.start, set()
@@ -265,16 +294,38 @@ def _reference_value(rt: Runtime, label: str, reference: str) -> Any:
         if value is not None:
             return value
     if "extracted_information." not in reference:
-        # The engine would now ask the browser's page for the values: no browser here.
-        raise ValueError("Loop input could not be resolved.")
+        # The engine now reads the text as a natural-language request: a synthetic extraction
+        # task (its label random, so no stub reaches it) asks the open page for the values and
+        # gets none; its task output becomes the loop row's output.
+        raise UnresolvedLoopInput(_synthetic_extraction(rt))
     value = json.loads(render(f"{{{{ {stripped} | tojson }}}}", namespace) or "null")
     return value
+
+
+class UnresolvedLoopInput(ValueError):
+    """``Loop input could not be resolved.``, with what the synthetic extraction left on the row."""
+
+    def __init__(self, row_output: Any) -> None:
+        super().__init__("Loop input could not be resolved.")
+        self.row_output = row_output
+
+
+def _synthetic_extraction(rt: Runtime) -> Any:
+    """``_create_initial_extraction_block`` run as a task: a task row, the page that is open
+    (none yet: the run's browser opens on a blank page and the task fails for want of a URL)."""
+    rt.tasks_created += 1
+    if rt.browser_open and rt.page_url not in ("about:blank", ""):
+        return io_blocks.task_output("completed", {})
+    rt.browser_open = True
+    return None
 
 
 def for_loop(rt: Runtime, loop: dict[str, Any]) -> BlockResult:
     label = loop["label"]
     try:
         values = loop_values(rt, loop)
+    except UnresolvedLoopInput as exc:
+        return failed(semantics.LOOP_VALUES_FAILED, exc.row_output)
     except Exception:  # noqa: BLE001 - the engine turns any of these into one reason
         return failed(semantics.LOOP_VALUES_FAILED)
     rt.note_input("loop_values", values)

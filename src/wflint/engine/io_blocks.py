@@ -5,18 +5,15 @@ off), text_prompt (the LLM, from the case's ``llm`` stubs) and the browser-agent
 from __future__ import annotations
 
 import json
-import socket
-import urllib.error
 import urllib.parse
-import urllib.request
 from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator, SchemaError
-from jsonschema.validators import validator_for
 
-from . import semantics
+from . import http_transport, semantics, stops
 from .blocks import template_failure
+from .http_transport import AddressGuard
 from .results import BlockResult, Runtime, failed
 from .stubs import LLM_RAISE_KEY
 from .templates import TemplateFailure, render, render_json_value
@@ -39,7 +36,9 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.note_input("body", body)
     if not url:
         return failed("URL is required for HTTP request")
-    parts = urllib.parse.urlsplit(url)
+    parts = _split(url)
+    if parts is None:
+        return failed("Invalid url: malformed.")
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return failed("Invalid url: malformed.")
     if not any(k.lower() == "content-type" for k in headers):
@@ -51,7 +50,12 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
         rt.ctx.record_output(label, output)
         return failed(f"HTTP request failed: {reason}", output)
     try:
-        status, response_headers, response_body = _send(method, url, headers, body, timeout)
+        signal = stops.CURRENT.get()  # the run's own deadline cuts a long request short too
+        left = signal.remaining() if signal is not None else None
+        status, response_headers, response_body = _send(
+            method, url, headers, body, timeout if left is None else max(min(timeout, left), 0.01),
+            follow_redirects=block.get("follow_redirects") is not False,
+            guard=getattr(rt, "address_guard", AddressGuard()))
     except TimeoutError:
         output = {"error": "Request timed out", "error_type": "timeout"}
         rt.ctx.record_output(label, output)
@@ -72,12 +76,36 @@ def http_request(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     return failed(f"HTTP {status}: {response_body}", output)
 
 
+#: what may stay unescaped in a path or query (RFC 3986; ``%`` keeps existing escapes)
+_URL_SAFE = "/:@!$&'()*+,;=%-._~"
+
+
+def _requote(url: str) -> str:
+    """The URL as aiohttp (yarl) sends it: spaces, brackets, braces and other characters a URL
+    cannot carry percent-encoded in its path and query; the output's ``request_url`` keeps the
+    text as rendered."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(path=urllib.parse.quote(parts.path, safe=_URL_SAFE),
+                                                  query=urllib.parse.quote(parts.query, safe=_URL_SAFE + "?")))
+
+
+def _split(url: str) -> urllib.parse.SplitResult | None:
+    """The URL's parts, or None when it cannot be parsed at all (an unbalanced ``[`` host...)."""
+    try:
+        return urllib.parse.urlsplit(url)
+    except ValueError:
+        return None
+
+
 def _canonical_header(name: str) -> str:
     """aiohttp spells the headers it knows canonically (``Content-Type``), whatever the server sent."""
     return "-".join(part[:1].upper() + part[1:].lower() for part in name.split("-"))
 
 
-def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: float) -> tuple[int, dict, Any]:
+def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: float, *,
+          follow_redirects: bool = True, guard: AddressGuard = AddressGuard()) -> tuple[int, dict, Any]:
+    """The real request (``http_transport``: a total timeout, the engine's redirects, the
+    server's address guard, a body cap); the body parsed as JSON when it is JSON."""
     data = None
     if body is not None:
         content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
@@ -87,16 +115,11 @@ def _send(method: str, url: str, headers: dict[str, str], body: Any, timeout: fl
             data = urllib.parse.urlencode(body).encode()
         else:
             data = str(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) checked
-            status, raw, response_headers = response.status, response.read(), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        status, raw, response_headers = exc.code, exc.read(), dict(exc.headers)
-    except (socket.timeout, urllib.error.URLError) as exc:
-        if isinstance(exc, socket.timeout) or isinstance(getattr(exc, "reason", None), socket.timeout):
-            raise TimeoutError from exc
-        raise
+    # aiohttp sends header values as UTF-8 (http.client would refuse anything past latin-1) and
+    # the URL requoted as yarl does
+    utf8_headers = {k: str(v).encode("utf-8") for k, v in headers.items()}
+    status, response_headers, raw = http_transport.request(method, _requote(url), utf8_headers, data, timeout,
+                                                           follow_redirects=follow_redirects, guard=guard)
     text = raw.decode("utf-8", "replace")
     try:
         return status, response_headers, json.loads(text)
@@ -112,7 +135,7 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     namespace = rt.ctx.namespace(label)
     try:
         prompt = render(block.get("prompt") or "", namespace) or ""
-        schema = render_json_value(block.get("json_schema"), namespace) if block.get("json_schema") else None
+        schema = render_schema(block.get("json_schema"), namespace) if block.get("json_schema") else None
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
     for key in block.get("parameter_keys") or []:
@@ -147,11 +170,27 @@ def text_prompt(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     return BlockResult("completed", response)
 
 
+def render_schema(value: Any, namespace: dict[str, Any]) -> Any:
+    """``_render_schema_templates``: every string value of the schema rendered on its own (keys
+    are not); one that fails to render keeps its text. What it renders to can still make the
+    schema invalid, which fails the block before any LLM call."""
+    if isinstance(value, str):
+        try:
+            return render(value, namespace)
+        except TemplateFailure:
+            return value
+    if isinstance(value, dict):
+        return {k: render_schema(v, namespace) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render_schema(item, namespace) for item in value]
+    return value
+
+
 @lru_cache(maxsize=256)
 def _valid_schema(schema_text: str) -> bool:
-    schema = json.loads(schema_text)
+    """``validate_schema``: checked as a draft 2020-12 schema, whatever ``$schema`` says."""
     try:
-        validator_for(schema).check_schema(schema)
+        Draft202012Validator.check_schema(json.loads(schema_text))
     except SchemaError:
         return False
     return True
@@ -227,31 +266,42 @@ _TASK_FIELDS = ("url", "navigation_goal", "data_extraction_goal", "complete_crit
 def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
     """The task seam: the real block's retries and ``TaskOutput`` around the stubbed agent."""
     label = block["label"]
+    if block.get("block_type") == "validation" and rt.tasks_created == 0:
+        # ``ValidationBlock.execute``: checked before anything renders; no output is recorded
+        return BlockResult("terminated", None, semantics.VALIDATION_FIRST)
     namespace = rt.ctx.namespace(label)
+    if block.get("block_type") == "validation":
+        # ``ValidationBlockYAML`` has neither ``url`` nor ``max_retries``: the save drops them
+        block = {k: v for k, v in block.items() if k not in ("url", "max_retries")}
+    fields = {name: block.get(name) for name in _TASK_FIELDS}
+    fields["url"] = parameterised_url(rt, block.get("url"))
     rendered: dict[str, str] = {}
     try:
         for name in _TASK_FIELDS:
-            if block.get(name):
-                rendered[name] = render(str(block[name]), namespace) or ""
+            if fields[name]:
+                rendered[name] = render(str(fields[name]), namespace) or ""
                 rt.note_input(name, rendered[name])
     except TemplateFailure as exc:
         return template_failure(rt, label, exc, f"Failed to format jinja template: {exc}")
     url = (rendered.get("url") or "").strip()
     if url:
         # a url without a scheme is taken as https (``prepend_scheme_and_validate_url``)
-        parts = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
-        if (parts.scheme not in ("http", "https") or any(c.isspace() for c in parts.netloc)
+        parts = _split(url if "://" in url else "https://" + url)
+        if (parts is None or parts.scheme not in ("http", "https") or any(c.isspace() for c in parts.netloc)
                 or len(url) > semantics.MAX_URL_LENGTH):
             reason = f"Failed to format jinja template: {semantics.TASK_URL_MALFORMED}"
             rt.ctx.record_output(label, {"failure_reason": reason})
             return failed(reason, {"failure_reason": reason})
         rt.page_url = url
-    elif not rt.browser_open:
+    rt.tasks_created += 1  # the task row exists from here on, whatever the URL checks say next
+    if not url and not rt.browser_open:
         # ``MissingStarterUrl``: the run's first browser block has nowhere to go
         rt.browser_open = True
         rt.ctx.record_output(label, None)
         return failed(semantics.MISSING_STARTER_URL.format(label=label))
-    elif rt.page_url in ("about:blank", ""):
+    if not fields["url"] and rt.page_url in ("about:blank", ""):
+        # only a block with no url at all: one whose url template rendered empty goes on
+        # (observed: ``url: "{{ failed_block.output }}"`` after a failed first block completes)
         # ``resolve_inherited_workflow_task_page``: the open page is still blank
         rt.ctx.record_output(label, None)
         return failed(f"No Valid URL found in the first task of workflow run {rt.ctx.runtime['workflow_run_id']}")
@@ -283,14 +333,45 @@ def task(rt: Runtime, block: dict[str, Any]) -> BlockResult:
                            errors=list(output["errors"]))
 
 
+def parameterised_url(rt: Runtime, url: Any) -> Any:
+    """A task's ``url`` that is a parameter's key (``url: website_url``, as the service's docs
+    write it) is that parameter's value, before any rendering; an empty value leaves the block
+    on the page that is open (``has_parameter(self.url)`` in ``BaseTaskBlock.execute``)."""
+    if isinstance(url, str) and url and url in rt.ctx.values:
+        return rt.ctx.values[url] or None
+    return url
+
+
+def stored_extracted_information(value: Any) -> Any:
+    """The task row keeps ``extracted_information`` as a list, an object or text: a number or a
+    boolean the agent returned is stored (and later read) as its JSON text (``TaskOutput``)."""
+    if isinstance(value, (int, float)):
+        return json.dumps(value)  # as JSON writes it: 42 -> "42", True -> "true"
+    return value
+
+
+class TaskStatus(str):
+    """A task output's ``status`` as the engine keeps it in memory: a ``TaskStatus`` string enum,
+    text everywhere but in a Python repr (``{{ task_output }}`` shows ``<TaskStatus.completed:
+    'completed'>``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<TaskStatus.{self}: '{self}'>"
+
+    def __deepcopy__(self, memo: Any) -> "TaskStatus":
+        return self
+
+
 def task_output(status: str, outcome: dict[str, Any]) -> dict[str, Any]:
     return {
-        "task_id": "tsk_simulated", "status": status,
-        "extracted_information": outcome.get("extracted_information"),
+        "task_id": "tsk_simulated", "status": TaskStatus(status),
+        "extracted_information": stored_extracted_information(outcome.get("extracted_information")),
         "failure_reason": outcome.get("failure_reason"), "errors": list(outcome.get("errors") or []),
         "failure_category": None, "downloaded_files": [], "downloaded_file_urls": None,
         "downloaded_file_artifact_ids": None, "task_screenshots": None, "workflow_screenshots": None,
-        "task_screenshot_artifact_ids": None, "workflow_screenshot_artifact_ids": None,
+        "task_screenshot_artifact_ids": [], "workflow_screenshot_artifact_ids": [],
     }
 
 

@@ -59,6 +59,46 @@ def convert(kind: str, value: Any) -> Any:
     return stored
 
 
+def _string_credential(kind: str, value: Any) -> None:
+    if kind == "credential_id" and not isinstance(value, str):
+        raise RefusedRun(semantics.INVALID_CREDENTIAL.format(ids=f"<non-string value of type {type(value).__name__}>"))
+
+
+def _refuse_credentials(ids: list[Any]) -> None:
+    """``_validate_credential_ids``: a run that binds credentials needs each to exist, and offline
+    none does (the simulator, like the engine run here, has no credential store)."""
+    unique = [str(i) for i in dict.fromkeys(ids)]
+    if not unique:
+        return
+    text = ", ".join(unique)
+    if any(word in text.lower() for word in semantics.SENSITIVE_CREDENTIAL_WORDS):
+        text = "<redacted - contains credential data>"
+    elif len(text) > 200:
+        text = "<redacted - value too long>"
+    raise RefusedRun(semantics.INVALID_CREDENTIAL.format(ids=text))
+
+
+def _bound_credential_ids(declared: list[dict[str, Any]], given: dict[str, Any], keys: set[Any]) -> list[Any]:
+    """The ids ``credential`` parameters bind: a per-run override (for one with a rotation pool)
+    or the literal ``credential_id`` the definition fixes (``_definition_fixed_credential_ids``)."""
+    ids: list[Any] = []
+    for param in declared:
+        if param.get("parameter_type") != "credential":
+            continue
+        pool = param.get("credential_ids") or param.get("fallback_credential_ids")
+        override = given.get(param.get("key")) if pool else None
+        if override not in (None, ""):
+            if not isinstance(override, str):
+                raise RefusedRun(semantics.INVALID_CREDENTIAL.format(
+                    ids=f"<non-string value of type {type(override).__name__}>"))
+            ids.append(override)
+        elif pool:  # the rotation pool is checked whole: primary ids, then the fallbacks
+            ids.extend([*(param.get("credential_ids") or []), *(param.get("fallback_credential_ids") or [])])
+        elif not param.get("credential_ids") and param.get("credential_id") not in keys and param.get("credential_id"):
+            ids.append(param["credential_id"])
+    return ids
+
+
 def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dict[str, Any]:
     """The parameter values a run starts with, or :class:`RefusedRun` with the 400's detail."""
     values: dict[str, Any] = {}
@@ -77,13 +117,17 @@ def resolve(definition: dict[str, Any], given: dict[str, Any], wpid: str) -> dic
                 if kind != "credential_id":
                     missing.append(key)
                 continue
+            _string_credential(kind, value)
             chosen.append((param, value))
         elif default is not None:
+            _string_credential(kind, default)
             chosen.append((param, default))
         elif kind != "credential_id":
             missing.append(key)
     if missing:
         raise RefusedRun(semantics.MISSING_PARAMETER.format(keys=", ".join(sorted(missing)), wpid=wpid))
+    _refuse_credentials([v for p, v in chosen if p.get("workflow_parameter_type") == "credential_id"])
+    _refuse_credentials(_bound_credential_ids(declared, given, {p.get("key") for p in declared}))
     for param, value in chosen:
         values[param["key"]] = convert(param.get("workflow_parameter_type", "string"), value)
     for param in declared:

@@ -74,3 +74,28 @@ def stub_response(results: list[bool]) -> dict[str, Any]:
 
 def snapshot_json(snapshot: dict[str, Any]) -> str:
     return json.dumps(snapshot, default=str)
+
+
+#: ``_EMPTY_VALUE_MARKER``: what the LLM reads where a criterion's ``{{ }}`` rendered empty
+EMPTY_VALUE_MARKER = "(empty value)"
+_JINJA_BLOCK = re.compile(r"\{\{(.*?)\}\}")
+
+
+def empty_values_explicit(original: str, rendered: str) -> str:
+    """``_make_empty_params_explicit``: each ``{{ }}`` of a natural-language criterion that
+    rendered to blank text is replaced by a marker, so the LLM sees that it was empty. The text
+    around the ``{{ }}`` anchors each value; adjacent ``{{ }}`` (no text between) are left as rendered."""
+    parts = _JINJA_BLOCK.split(original)
+    if "{{" not in original or len(parts) <= 1:
+        return rendered
+    statics = parts[0::2]
+    count = len(parts) // 2
+    if count > 1 and any(static == "" for static in statics[1:-1]):
+        return rendered
+    pattern = "".join(re.escape(static) + ("(.*?)" if i < count else "") for i, static in enumerate(statics))
+    match = re.match("^" + pattern + "$", rendered, re.DOTALL)
+    if not match or all(value.strip() for value in match.groups()):
+        return rendered
+    values = match.groups()
+    return "".join(static + ((values[i] if values[i].strip() else EMPTY_VALUE_MARKER) if i < len(values) else "")
+                   for i, static in enumerate(statics))

@@ -44,6 +44,8 @@ class Runtime(Protocol):
     conditional_labels: set[str]
     page_url: str
     browser_open: bool
+    #: task rows created so far (``get_task_order``: a validation block needs one before it)
+    tasks_created: int
 
     def note_input(self, name: str, value: Any) -> None: ...
 

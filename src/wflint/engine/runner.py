@@ -8,14 +8,19 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..checks.service_checks import uses_v2_constructs
 from . import blocks as leaf
-from . import control, io_blocks, semantics
+from . import control, io_blocks, semantics, stops
 from . import graph as graphs
 from .code_runner import DEFAULT_TIME_LIMIT, CodeRunner, shared_runner
 from .context import RunContext, public
+from .http_transport import AddressGuard
 from .params import RefusedRun, resolve
 from .results import BlockResult
 from .stubs import Stubs
+
+#: the namespace of the branch ids derived in ``Simulation.branch_ids``
+_BRANCH_IDS = uuid.UUID("5d2f0a52-6c1e-4f0b-9a47-2f1d3e1c7b10")
 
 _EXECUTORS: dict[str, Callable[..., BlockResult]] = {
     "code": leaf.code, "wait": leaf.wait, "terminate": leaf.terminate,
@@ -30,11 +35,14 @@ class Simulation:
 
     def __init__(self, request: Mapping[str, Any], case: Mapping[str, Any], *, network: bool = True,
                  on_block: Callable[[dict[str, Any]], Any] | None = None,
-                 code_runner: CodeRunner | None = None, code_time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+                 code_runner: CodeRunner | None = None, code_time_limit: float = DEFAULT_TIME_LIMIT,
+                 url_validation: bool = False) -> None:
         self.request = dict(request)
         self.case = dict(case)
         self.definition = dict(self.request.get("workflow_definition") or {})
         self.network = network
+        #: the server's host checks for http_request (its ``ENABLE_URL_VALIDATION``, off by default)
+        self.address_guard = AddressGuard(enabled=url_validation)
         self.on_block = on_block
         self.code_time_limit = code_time_limit
         self._code_runner = code_runner
@@ -53,8 +61,11 @@ class Simulation:
         self.page_url = "about:blank"
         #: whether a browser exists yet (a code block or a task opened one)
         self.browser_open = False
+        self.tasks_created = 0
         self._row_stack: list[int] = []
         self._branch_ids: dict[str, list[str]] = {}
+        #: the run's deadline and cancel, when whoever runs it set one (the mock's runs do)
+        self.stop_signal = stops.CURRENT.get()
 
     # ------------------------------------------------------------------ Runtime protocol
 
@@ -63,17 +74,30 @@ class Simulation:
             self.inputs[self._row_stack[-1]][name] = value
 
     def branch_ids(self, label: str, count: int) -> list[str]:
-        """Each branch's id (a UUID the service gives it at save time), stable within the run."""
+        """Each branch's id: a UUID the service gives it at save time; here one derived from the
+        workflow, the conditional and the branch's place, so the same simulation gives the same
+        bytes (a random one made every trace differ)."""
         ids = self._branch_ids.setdefault(label, [])
-        ids.extend(str(uuid.uuid4()) for _ in range(count - len(ids)))
+        wpid = self.request.get("workflow_permanent_id") or self.request.get("title") or ""
+        ids.extend(str(uuid.uuid5(_BRANCH_IDS, f"{wpid}\n{label}\n{i}")) for i in range(len(ids), count))
         return ids[:count]
 
     def run_code(self, code: str, params: dict[str, Any]) -> dict[str, Any]:
         runner = self._code_runner or shared_runner()
-        return runner.run(code, public(params), network=self.network, time_limit=self.code_time_limit)
+        limit = self.code_time_limit
+        remaining = self.stop_signal.remaining() if self.stop_signal is not None else None
+        if remaining is not None:
+            self.stop_signal.check()
+            limit = min(limit, max(remaining, 0.01))
+        answer = runner.run(code, public(params), network=self.network, time_limit=limit)
+        if self.stop_signal is not None:
+            self.stop_signal.check()  # a code block cut short by the run's deadline is the run's
+        return answer
 
     def execute(self, block: dict[str, Any], parent: str | None, index: int | None, value: str | None) -> BlockResult:
         """``execute_safe``: a row, the block's own ``execute``, then stale-output invalidation."""
+        if self.stop_signal is not None:
+            self.stop_signal.check()
         label, kind = block.get("label"), block.get("block_type")
         row = {"label": label, "block_type": kind, "status": "running", "parent": parent,
                "index": index, "value": value, "output": None, "failure_reason": None}
@@ -92,6 +116,8 @@ class Simulation:
             self.ctx.record_output(label, None)  # a failed iteration's stale output must not leak
         # a block row keeps no empty output ({} or []): it reads null, while the run's outputs keep it
         row_output = result.output if result.output not in ({}, [], "") else None
+        if isinstance(row_output, str):
+            row_output = {"value": row_output}  # ``build_block_result`` wraps text for the row
         row.update(status=result.status, output=public(row_output), failure_reason=result.failure_reason)
         self.errors.extend(result.errors)
         self._notify(row)
@@ -113,19 +139,30 @@ class Simulation:
     def run(self) -> dict[str, Any]:
         name = self.case.get("name")
         wpid = self.request.get("workflow_permanent_id") or "wpid_simulated"
+        if not [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]:
+            # ``WorkflowHasNoBlocks`` (``resolve_workflow_for_run``), before the parameters
+            return {"name": name, "http_status": 400, "body": {"detail": semantics.NO_BLOCKS_TO_RUN.format(wpid=wpid)}}
         try:
             parameters = resolve(self.definition, dict(self.case.get("parameters") or {}), wpid)
         except RefusedRun as refused:
             return {"name": name, "http_status": 400, "body": {"detail": refused.detail}}
         self.ctx = RunContext(self.request, parameters)
+        unavailable = semantics.unavailable_secret_store(self.definition.get("parameters") or [])
+        if unavailable:
+            # ``initialize_workflow_run_context``: the run fails before any block (no finally)
+            return {"name": name, "status": "failed", "failure_reason": unavailable, "errors": [],
+                    "outputs": None, "trace": [], "llm_prompts": []}
         blocks = [b for b in self.definition.get("blocks") or [] if isinstance(b, dict)]
         finally_label = self.definition.get("finally_block_label") or None
         main = graphs.strip_finally(blocks, finally_label)
-        if (self.definition.get("version") or 1) >= 2:
-            self._walk_graph(main)
-        else:
-            self._walk_list(main)
-        self._run_finally(blocks, finally_label)
+        try:
+            if stored_version(self.definition) >= 2:
+                self._walk_graph(main)
+            else:
+                self._walk_list(main)
+            self._run_finally(blocks, finally_label)
+        except stops.RunStopped as stopped:
+            self._stopped(stopped)
         if self.status == "running":
             self.status = "completed"
         return {
@@ -188,6 +225,16 @@ class Simulation:
         self._stop(*outcome)
         return True
 
+    def _stopped(self, stopped: stops.RunStopped) -> None:
+        """The run's deadline passed or it was canceled: the blocks still open end with the run's
+        status, and nothing more runs (not the finally block either)."""
+        self._row_stack.clear()
+        for row in self.trace:
+            if row["status"] == "running":
+                row.update(status=stopped.status, failure_reason=stopped.reason)
+                self._notify(row)
+        self.status, self.failure_reason = stopped.status, stopped.reason
+
     def _stop(self, status: str, reason: str | None) -> None:
         if self.status in ("running",):
             self.status, self.failure_reason = status, reason
@@ -203,6 +250,17 @@ class Simulation:
         outcome = _terminal_outcome(block, result)
         if outcome is not None and not was_final:
             self._stop(*outcome)
+
+
+def stored_version(definition: dict[str, Any]) -> int:
+    """The version the service stores, which decides list order (1) or graph (2): a definition
+    without ``version`` that routes with ``next_block_label`` or a conditional is stored as 2
+    (an explicit 1 with such routing is refused at save time)."""
+    version = definition.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        return version
+    top = [(b.get("block_type"), b.get("next_block_label")) for b in definition.get("blocks") or [] if isinstance(b, dict)]
+    return 2 if uses_v2_constructs(top) else 1
 
 
 def _conditional_labels(blocks: list[Any]) -> set[str]:

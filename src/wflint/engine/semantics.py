@@ -268,11 +268,39 @@ TEXT_PROMPT_RETRY = (
 MISSING_PARAMETER = "Missing value for parameter {keys} in workflow {wpid}"
 INVALID_PARAMETER = "Invalid workflow parameter. Expected parameter type: {type}. Value: {value}."
 BOOLEAN_WORDS = {"true": True, "1": True, "false": False, "0": False}
+#: ``InvalidCredentialId`` (400 before the run): a bound credential id that does not exist, or a
+#: credential_id value that is not text; ``sanitize_credential_for_error`` hides ids with these words.
+INVALID_CREDENTIAL = "Invalid credential ID: {ids}. Failed to resolve to a valid credential."
+SENSITIVE_CREDENTIAL_WORDS = ("password", "username", "secret", "totp", "secret_value")
+#: Parameters read from Bitwarden when the run's context is set up; with no Bitwarden configured
+#: (as offline) the run fails before any block (``_validate_bitwarden_credentials``).
+BITWARDEN_PARAMETER_TYPES = frozenset({"bitwarden_login_credential", "bitwarden_sensitive_information",
+                                       "bitwarden_credit_card_data"})
+CONTEXT_INIT_FAILED = "Failed to initialize workflow run context. failure reason: {reason}"
+
+
+def unavailable_secret_store(parameters: list) -> str | None:
+    """The run's failure reason when a parameter needs a secret store the run has none of."""
+    if any(isinstance(p, dict) and p.get("parameter_type") in BITWARDEN_PARAMETER_TYPES for p in parameters):
+        return CONTEXT_INIT_FAILED.format(reason="Unexpected error: Bitwarden client ID not found")
+    return None
+
+
+#: ``WorkflowHasNoBlocks``: a run of a workflow without blocks is refused (400).
+NO_BLOCKS_TO_RUN = "Workflow {wpid} has no blocks to run. Add at least one block before running it."
 
 #: Block types whose ``execute`` drives the browser agent (``BaseTaskBlock`` subclasses).
+#: ``goto_url`` is one (``UrlBlock``): it navigates, writes a task row and leaves its page open
+#: for the next browser block (observed on the real engine).
 TASK_BLOCK_TYPES = frozenset({
-    "task", "navigation", "extraction", "login", "action", "file_download", "validation",
+    "task", "navigation", "extraction", "login", "action", "file_download", "validation", "goto_url",
 })
+#: ``MAX_PROMPT_BRANCH_EVAL_ATTEMPTS``: a malformed answer about natural-language criteria is asked again once.
+PROMPT_BRANCH_EVAL_ATTEMPTS = 2
+#: ``ValidationBlock.execute``: a validation block before any task row of the run terminates.
+VALIDATION_FIRST = "Validation block should not be the first block"
+#: ``LoopBlockExecutedResult.get_failure_reason``: a loop whose last child was canceled.
+LOOP_CHILD_CANCELED = "Block({label}) with type {block_type} was canceled, canceling for loop"
 #: ``FAILURE_IS_CONTINUABLE = False``: a failure (or termination) of these blocks cannot be
 #: continued past, whatever ``continue_on_failure`` or ``next_loop_on_failure`` say.
 NOT_CONTINUABLE_BLOCK_TYPES = frozenset({"terminate"})

@@ -74,3 +74,46 @@ def _is_sequence_of_entries(table: str, entry: list[Any]) -> bool:
     if table == "prompt_branches":
         return bool(entry) and all(isinstance(item, list) for item in entry)
     return True
+
+
+#: the statuses a stubbed block or task may end in (those the engine's blocks end in)
+STUB_STATUSES = ("completed", "failed", "terminated", "canceled", "timed_out")
+
+
+def table_problem(case: dict[str, Any]) -> str | None:
+    """What makes a case's stub table unusable by a run (a run would crash on it, or record a
+    status no run can have), or None. ``blocks`` / ``tasks`` / ``llm`` / ``prompt_branches``
+    must already be objects keyed by label."""
+    for table in ("blocks", "tasks"):
+        for label, entry in (case.get(table) or {}).items():
+            for i, item in enumerate(entry if isinstance(entry, list) else [entry]):
+                where = f"{table}.{label}" + (f"[{i}]" if isinstance(entry, list) else "")
+                problem = _entry_problem(table, item)
+                if problem:
+                    return f"{where}: {problem}"
+    for label, entry in (case.get("llm") or {}).items():
+        for i, item in enumerate(entry if isinstance(entry, list) else [entry]):
+            if isinstance(item, dict) and LLM_RAISE_KEY in item and not isinstance(item[LLM_RAISE_KEY], str):
+                return f"llm.{label}" + (f"[{i}]" if isinstance(entry, list) else "") + ": 'raise' must be a message (a string)"
+    for label, entry in (case.get("prompt_branches") or {}).items():
+        flat = [x for item in entry for x in (item if isinstance(item, list) else [item])] if isinstance(entry, list) else [entry]
+        if not all(isinstance(x, bool) for x in flat):
+            return (f"prompt_branches.{label}: expected true/false, a list of them (one per branch) or a list of "
+                    "such lists (one per evaluation)")
+    return None
+
+
+def _entry_problem(table: str, item: Any) -> str | None:
+    if table == "tasks" and not isinstance(item, dict):
+        return "a task's outcome must be an object ({status, extracted_information, failure_reason, errors})"
+    if not isinstance(item, dict):
+        return None  # a bare ``blocks`` value is the block's output
+    status = item.get("status")
+    if status is not None and status not in STUB_STATUSES:
+        return f"status must be one of {', '.join(STUB_STATUSES)} (got {status!r})"
+    for key in ("fail", "failure_reason"):
+        if item.get(key) is not None and not isinstance(item[key], str):
+            return f"{key} must be a string (the failure reason)"
+    if table == "tasks" and item.get("errors") is not None and not isinstance(item["errors"], list):
+        return "errors must be a list"
+    return None

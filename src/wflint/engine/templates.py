@@ -12,10 +12,13 @@ import json
 import tokenize
 from typing import Any
 
-from jinja2.sandbox import SandboxedEnvironment
-
-from . import semantics
+from ..checks.jinja_bounds import MAX_LENGTH, BoundedEnvironment, TemplateTooCostly
+from . import semantics, stops
 from .available_keys import available_keys
+
+#: wflint's cut-off for rendering one template (the engine has none: a template that loops for
+#: hours holds its run for hours)
+RENDER_SECONDS = 10.0
 
 
 class TemplateFailure(Exception):
@@ -33,7 +36,21 @@ def _json_filter(value: Any) -> str:
     return f"{marker}{json.dumps(value, default=str)}{marker}"
 
 
-ENV = SandboxedEnvironment()
+class TemplateStopped(TemplateFailure):
+    """A template wflint would not finish computing (too costly, or past its time budget); the
+    engine would not finish it either. ``str()`` says why, in wflint's words."""
+
+    def __init__(self, template: str, reason: str) -> None:
+        super().__init__(template, reason)
+        self.args = (reason,)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# the engine's SandboxedEnvironment, compiled without constant folding and with the costly
+# operators checked first (``checks/jinja_bounds.py``): what finishes renders the same
+ENV = BoundedEnvironment()
 ENV.filters["json"] = _json_filter
 _CACHE: dict[str, Any] = {}
 
@@ -56,11 +73,27 @@ def render(text: str | None, namespace: dict[str, Any]) -> str | None:
         return text
     template = compile_template(text)
     try:
-        return template.render(namespace)
+        with stops.interruptible(RENDER_SECONDS, stops.CURRENT.get(), what="rendering this template"):
+            return _bounded_render(template, namespace)
     except TemplateFailure:
+        raise
+    except (TemplateTooCostly, stops.BudgetExceeded) as exc:
+        raise TemplateStopped(text, f"wflint stopped this template: {exc}; the engine has no such bound (it would hang, or run out of memory)") from exc
+    except stops.RunStopped:
         raise
     except Exception as exc:
         raise TemplateFailure(text, str(exc), available_keys(text, namespace)) from exc
+
+
+def _bounded_render(template: Any, namespace: dict[str, Any]) -> str:
+    """``template.render`` with the output's length bounded as it is produced."""
+    parts, size = [], 0
+    for part in template.generate(namespace):
+        size += len(part)
+        if size > MAX_LENGTH:
+            raise TemplateTooCostly(f"its output passes {MAX_LENGTH:,} characters")
+        parts.append(part)
+    return "".join(parts)
 
 
 def render_json_value(value: Any, namespace: dict[str, Any]) -> Any:

@@ -138,7 +138,7 @@ def _suppress(doc: Document, config: Config, d: lsp.Diagnostic) -> lsp.CodeActio
         new_text = doc.text[:a] + t + doc.text[b:]
         if _data(new_text, doc.path) != before:
             continue
-        new_doc = Document(doc.uri, doc.path, new_text, encoding=doc.encoding, mode=doc.mode)
+        new_doc = Document(doc.uri, doc.path, new_text, encoding=doc.encoding, mode=doc.mode, release=doc.release)
         shift = 1 if t.endswith("\n") else 0
         still = [x for x in findings(new_doc, config) if x.code == d.code and x.line - 1 == line + shift]
         if still:

@@ -100,7 +100,7 @@ def _context(doc: Document, offset: int, line_no: int, probe_first: bool = False
     """(workflow, path) at the cursor: the path of the node holding it in the document as it
     is, or, when that does not parse (or ``probe_first``), the path of the placeholder key in
     the document with the cursor's line replaced."""
-    probes = [Document(doc.uri, doc.path, text, encoding=doc.encoding, mode=doc.mode)
+    probes = [Document(doc.uri, doc.path, text, encoding=doc.encoding, mode=doc.mode, release=doc.release)
               for text in _probe_text(doc, line_no, doc.fmt == "json")]
     attempts: list[tuple[Document, int | None]] = [(doc, offset), *((p, None) for p in probes)]
     if probe_first:
@@ -159,12 +159,13 @@ def _item(doc: Document, offset: int, partial: str, label: str, kind: lsp.Comple
 
 
 def _value_items(doc: Document, offset: int, line_no: int, key: str, partial: str) -> list[lsp.CompletionItem]:
+    release = model.release(doc.release)
     if key == "block_type":
         return [_item(doc, offset, partial, tag, lsp.CompletionItemKind.EnumMember, obj.title, obj.description)
-                for tag, obj in model.BLOCK_TYPES.items()]
+                for tag, obj in release.BLOCK_TYPES.items()]
     if key == "parameter_type":
         return [_item(doc, offset, partial, tag, lsp.CompletionItemKind.EnumMember, obj.title, obj.description)
-                for tag, obj in model.PARAMETER_TYPES.items()]
+                for tag, obj in release.PARAMETER_TYPES.items()]
     wf, path = _context(doc, offset, line_no)
     if not path or path[-1] != key:
         # the cursor is past the end of the tree (`next_block_label: ` with nothing typed yet: the
@@ -305,10 +306,10 @@ def _field_items(doc: Document, offset: int, line_no: int, partial: str, json: b
     indent = " " * (len(doc.lines.line_text(line_no)) - len(doc.lines.line_text(line_no).lstrip(" -")))
     out = []
     if what in ("block", "parameter") and tag is None and not json:
-        table = model.BLOCK_TYPES if what == "block" else model.PARAMETER_TYPES
+        table = wf.release.BLOCK_TYPES if what == "block" else wf.release.PARAMETER_TYPES
         disc = "block_type" if what == "block" else "parameter_type"
         for type_tag, obj in table.items():
-            required = [f for f in (*(model.COMMON_BLOCK_FIELDS if what == "block" else ()), *obj.fields)
+            required = [f for f in (*(wf.release.COMMON_BLOCK_FIELDS if what == "block" else ()), *obj.fields)
                         if f.required and f.name not in present]
             body = [f"{disc}: {type_tag}"] + [f"{indent}{f.name}: ${{{i}}}" for i, f in enumerate(required, start=1)]
             out.append(_item(doc, offset, partial, f"{disc}: {type_tag}", lsp.CompletionItemKind.Snippet,

@@ -94,6 +94,9 @@ class Document:
     version: int | None = None
     encoding: str = "utf-16"
     mode: str = "auto"
+    #: the service release the workspace's configuration (or pinned skyvern) targets; None: the
+    #: newest modelled. Checks, completion and hover all answer as this release.
+    release: str | None = None
 
     @cached_property
     def lines(self) -> LineIndex:
@@ -123,17 +126,17 @@ class Document:
         root = self.parsed.root
         if root is None or root.kind != "map":
             return []
-        return unwrap.unwrap(self.source, root, self.parsed.format, self.mode).workflows
+        return unwrap.unwrap(self.source, root, self.parsed.format, self.mode, self.release).workflows
 
     @classmethod
     def opened(cls, uri: str, fs_path: str | None, text: str, version: int | None, language_id: str,
-               encoding: str, mode: str) -> "Document":
+               encoding: str, mode: str, release: str | None = None) -> "Document":
         """The document the editor holds: ``fs_path`` is the uri's file (None when it names
         none); a JSON document without a workflow file's name is read as JSON."""
         path = fs_path or uri
         if language_id == "json" and not is_workflow_path(path):
             path += ".json"
-        return cls(uri, path, text, version, encoding, mode)
+        return cls(uri, path, text, version, encoding, mode, release)
 
     def workflow_at(self, offset: int) -> Workflow | None:
         """The workflow whose definition holds ``offset`` (an update body may hold two)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from .. import model
 from ..core.diagnostics import Diagnostic
 from ..rules import registry
 from .documents import Document, located, name_at, names
@@ -45,7 +44,7 @@ def _key_markdown(doc: Document, offset: int) -> tuple[str, tuple[int, int]] | N
     wf, path, node, is_key = found
     if not is_key:
         if path and path[-1] in ("block_type", "parameter_type") and node.is_str():
-            table = model.BLOCK_TYPES if path[-1] == "block_type" else model.PARAMETER_TYPES
+            table = wf.release.BLOCK_TYPES if path[-1] == "block_type" else wf.release.PARAMETER_TYPES
             obj = table.get(node.value)
             if obj is not None:
                 return f"**{obj.title}**\n\n{obj.description}", (node.start.offset, node.end.offset)
@@ -66,7 +65,7 @@ def _name_markdown(doc: Document, wf, name: str, kind: str, definition: bool) ->
             return f"block label **{name}**"
         block, node = entries[0]
         line = doc.lines.position(node.start.offset).line + 1
-        obj = model.BLOCK_TYPES.get(block.tag or "")
+        obj = wf.release.BLOCK_TYPES.get(block.tag or "")
         what = f"a `{block.tag}` block" if obj else "a block of unknown type"
         where = "defined here" if definition else f"defined at line {line}"
         scope = f", inside loop '{block.parent.label}'" if block.parent is not None else ""

@@ -13,25 +13,29 @@ from ..model.describe import type_text
 from ..checks.template_sites import objects
 from ..workflow.view import Workflow
 
-BLOCK_TYPE = t.Field("block_type", t.Enum("BlockType", tuple(model.BLOCK_TYPES)),
-                     "The kind of block; decides which fields it has.", required=True)
-PARAMETER_TYPE = t.Field("parameter_type", t.Enum("ParameterType", tuple(model.PARAMETER_TYPES)),
-                         "The kind of parameter; decides which fields it has.", required=True)
+def _discriminators(release: model.Release) -> tuple[t.Field, t.Field]:
+    """``block_type`` and ``parameter_type`` as fields, with the release's tags."""
+    return (t.Field("block_type", t.Enum("BlockType", tuple(release.BLOCK_TYPES)),
+                    "The kind of block; decides which fields it has.", required=True),
+            t.Field("parameter_type", t.Enum("ParameterType", tuple(release.PARAMETER_TYPES)),
+                    "The kind of parameter; decides which fields it has.", required=True))
 
 
 def object_at(wf: Workflow, path: tuple[Any, ...]) -> tuple[str, str | None, tuple[t.Field, ...]] | None:
     """(what, tag, fields) of the mapping at ``path``: ``what`` is "block", "parameter" or
     "object". A block or parameter whose type is not (yet) known gets the fields every one has
     and its discriminator."""
+    release = wf.release
+    block_type, parameter_type = _discriminators(release)
     for b in wf.all_blocks:
         if b.path == path:
-            if b.tag is None:
-                return "block", None, (BLOCK_TYPE, *model.COMMON_BLOCK_FIELDS)
-            return "block", b.tag, (BLOCK_TYPE, *model.block_fields(b.tag))
+            if b.tag is None or b.tag not in release.BLOCK_TYPES:
+                return "block", None, (block_type, *release.COMMON_BLOCK_FIELDS)
+            return "block", b.tag, (block_type, *release.block_fields(b.tag))
     for p in wf.params:
         if p.path == path:
-            obj = model.PARAMETER_TYPES.get(p.type or "")
-            return "parameter", p.type if obj else None, (PARAMETER_TYPE, *(obj.fields if obj else ()))
+            obj = release.PARAMETER_TYPES.get(p.type or "")
+            return "parameter", p.type if obj else None, (parameter_type, *(obj.fields if obj else ()))
     for obj_path, _data, obj in objects(wf):
         if obj_path == path:
             return "object", None, obj.fields

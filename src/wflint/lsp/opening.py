@@ -128,7 +128,7 @@ def _check_and_publish(opening: Opening, uri: str, fs_path: str | None, text: st
 
     assert opening.configs is not None
     config = opening.configs.for_path(fs_path)
-    doc = Document.opened(uri, fs_path, text, version, language_id, encoding, config.mode)
+    doc = Document.opened(uri, fs_path, text, version, language_id, encoding, config.mode, config.target_version)
     found = findings(doc, config)
     published = to_wire(doc, found, opening.docs_url or config.docs_url)
     write({"method": "textDocument/publishDiagnostics",

@@ -107,7 +107,7 @@ class WflintServer(LanguageServer):
         agreed = self.workspace.position_encoding
         encoding = next((e for e in capabilities.POSITION_ENCODINGS if e == agreed), capabilities.DEFAULT_ENCODING)
         return Document.opened(uri, to_fs_path(uri), text_doc.source, text_doc.version, text_doc.language_id,
-                               encoding, config.mode)
+                               encoding, config.mode, config.target_version)
 
     # -- checks ------------------------------------------------------------------------------
     def changed(self, uri: str) -> None:

@@ -136,7 +136,7 @@ def fix(text: str | None = None, path: str | None = None, unsafe: bool = False, 
 def simulate(text: str | None = None, path: str | None = None, cases: list[dict[str, Any]] | None = None,
              network: bool = False, target_version: str | None = None, name: str | None = None,
              trace_offset: int = 0, trace_limit: int | None = None) -> dict[str, Any]:
-    from ..simulate.loading import LoadError, check_case, loaded_from
+    from ..simulate.loading import LoadError, check_case, loaded_from, service_body
     from ..simulate.runs import run_case
     from ..simulate.timeline import render_trace
 
@@ -151,7 +151,7 @@ def simulate(text: str | None = None, path: str | None = None, cases: list[dict[
             if not isinstance(case, dict):
                 raise LoadError(f"case {index + 1} is not a mapping")
             check_case(case, f"case {index + 1}")
-        loaded = loaded_from(_inspect(wf), wf.shown)
+        loaded = loaded_from(_inspect(wf), wf.shown, service_body(wf.text, wf.shown))
     except LoadError as exc:
         raise BadInput("bad_argument", str(exc), "a case is {name, parameters: {key: value}, tasks: {label: "
                                                  "stub}, llm: {label: answer}, blocks: {label: stub}}; read the "

@@ -130,32 +130,38 @@ def disable_cache() -> Field:
     return flag("disable_cache", False, "Do not use cached actions.")
 
 
-def storage_fields(azure_folder_path: bool) -> tuple[Field, ...]:
-    """Destination settings shared by ``file_upload`` and ``file_download`` (§5.6.9, §5.6.19)."""
+def storage_fields(azure_folder_path: bool, since: str | None = None, google_since: str | None = None,
+                   sftp_since: str = "1.0.47") -> tuple[Field, ...]:
+    """Destination settings shared by ``file_upload`` and ``file_download`` (§5.6.9, §5.6.19).
+    ``since``: the release the block got them; the Google Drive and SFTP groups came later."""
+    def by(*marks: str | None) -> str | None:
+        return max((m for m in marks if m), key=lambda m: tuple(map(int, m.split("."))), default=None)
+
+    google, sftp = by(since, google_since), by(since, sftp_since)
     azure_folder = (
-        (opt_str("azure_folder_path", "Accepted but dropped from the stored definition."),)
+        (opt_str("azure_folder_path", "Accepted but dropped from the stored definition.", since=since),)
         if azure_folder_path else ()
     )
     return (
-        text("s3_bucket", "S3 bucket."),
-        text("aws_access_key_id", "AWS access key id."),
-        text("aws_secret_access_key", "AWS secret access key."),
-        text("region_name", "AWS region."),
-        text("endpoint_url", "S3-compatible endpoint; blank → null.", since="1.0.55"),
-        text("azure_storage_account_name", "Azure storage account."),
-        text("azure_storage_account_key", "Azure storage account key."),
-        text("azure_blob_container_name", "Azure blob container."),
+        text("s3_bucket", "S3 bucket.", since=since),
+        text("aws_access_key_id", "AWS access key id.", since=since),
+        text("aws_secret_access_key", "AWS secret access key.", since=since),
+        text("region_name", "AWS region.", since=since),
+        text("endpoint_url", "S3-compatible endpoint; blank → null.", since=by(since, "1.0.55")),
+        text("azure_storage_account_name", "Azure storage account.", since=since),
+        text("azure_storage_account_key", "Azure storage account key.", since=since),
+        text("azure_blob_container_name", "Azure blob container.", since=since),
         *azure_folder,
-        opt_str("google_credential_id", "Google credential for Drive."),
-        text("google_drive_folder_id", "Google Drive folder."),
-        text("sftp_host", "SFTP host."),
-        F("sftp_port", Int(), "SFTP port.", nullable=True, default=None),
-        text("sftp_username", "SFTP user."),
-        text("sftp_password", "SFTP password."),
-        text("sftp_private_key", "SFTP private key."),
-        text("sftp_private_key_passphrase", "Passphrase of the SFTP key."),
-        text("sftp_remote_path", "Remote directory on the SFTP server."),
-        text("sftp_host_key", "Expected SFTP host key."),
+        opt_str("google_credential_id", "Google credential for Drive.", since=google),
+        text("google_drive_folder_id", "Google Drive folder.", since=google),
+        text("sftp_host", "SFTP host.", since=sftp),
+        F("sftp_port", Int(), "SFTP port.", nullable=True, default=None, since=sftp),
+        text("sftp_username", "SFTP user.", since=sftp),
+        text("sftp_password", "SFTP password.", since=sftp),
+        text("sftp_private_key", "SFTP private key.", since=sftp),
+        text("sftp_private_key_passphrase", "Passphrase of the SFTP key.", since=sftp),
+        text("sftp_remote_path", "Remote directory on the SFTP server.", since=sftp),
+        text("sftp_host_key", "Expected SFTP host key.", since=sftp),
     )
 
 

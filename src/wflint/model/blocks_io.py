@@ -17,10 +17,10 @@ def _file_url() -> Field:
     return F("file_url", Str(), "URL or path of the file.", required=True, templated="text")
 
 
-def _prompt(required: bool, description: str) -> Field:
+def _prompt(required: bool, description: str, since: str | None = None) -> Field:
     if required:
-        return F("prompt", Str(), description, required=True, templated="text")
-    return text("prompt", description)
+        return F("prompt", Str(), description, required=True, templated="text", since=since)
+    return text("prompt", description, since=since)
 
 
 DOWNLOAD_TO_S3 = block(
@@ -38,8 +38,8 @@ FILE_UPLOAD = block(
     "file_upload", "FileUploadBlockYAML", "Upload files to S3/Azure/Drive/SFTP.",
     (
         F("storage_type", E.FILE_STORAGE_TYPE, "Destination kind.", default="s3"),
-        *storage_fields(azure_folder_path=True),
-        _prompt(False, "Which downloaded files to upload; empty = all."),
+        *storage_fields(azure_folder_path=True, google_since="1.0.44"),
+        _prompt(False, "Which downloaded files to upload; empty = all.", since="1.0.47"),
         text("path", "Path of the files to upload."),
     ),
     notes=(
@@ -162,12 +162,14 @@ PDF_FILL = block(
           nullable=True, default=None, templated="leaves", yaml11_sensitive=True),
         llm_key(), parameter_keys(),
     ),
+    since="1.0.42",
     loop_labels=(("function-after[normalize_llm_selection(), PdfFillBlockYAML]", None, None),),
 )
 
 SPLIT_PDF = block(
     "split_pdf", "SplitPdfBlockYAML", "Split a PDF.",
     (_file_url(), _prompt(True, "How to split the document."), llm_key(), parameter_keys()),
+    since="1.0.47",
     loop_labels=(("function-after[normalize_llm_selection(), SplitPdfBlockYAML]", None, None),),
 )
 
@@ -202,6 +204,7 @@ EMAIL_INBOX = block(
         flag("download_attachments", False, "Download attachments.", since="1.0.56"),
         parameter_keys(),
     ),
+    since="1.0.47",
 )
 
 GOOGLE_SHEETS_WRITE = block(

@@ -71,9 +71,9 @@ CODE = block(
         F("code", Str(), "Python source; Jinja is rendered first and checked at save time.",
           required=True, templated="text"),
         _since(error_code_mapping(), "1.0.55"), parameter_keys(),
-        opt_str("prompt", "Plain-language goal shown in the editor."),
+        opt_str("prompt", "Plain-language goal shown in the editor.", since="1.0.42"),
         F("steps", Array(Ref("CodeBlockStep")), "Ignored: rebuilt from code on save.",
-          nullable=True, default=None),
+          nullable=True, default=None, since="1.0.42"),
         _since(data_schema(), "1.0.55"),
         F("user_owned_goal", Bool(), "Editor metadata.", nullable=True, default=None,
           since="1.0.55"),
@@ -148,8 +148,10 @@ TASK_V2 = block(
     (
         F("prompt", Str(), "What the agent should do.", required=True, templated="text"),
         url(), *totp_fields(),
+        F("max_iterations", Int(), "Iteration limit (server setting).", default=10,
+          until="1.0.42"),
         F("max_iterations", Int(), "Iteration limit (server setting, documented 50).",
-          default=50),
+          default=50, since="1.0.42"),
         F("max_steps", Int(), "Step limit (server setting, documented 25).", default=25),
         disable_cache(),
     ),
@@ -173,7 +175,7 @@ HTTP_REQUEST = block(
         text("download_filename", "File name of a saved response."),
         flag("save_response_as_file", False, "Save the response body as a file."),
         F("secret_response_paths", Array(Str()), "Response paths to treat as secrets.",
-          nullable=True, default=None),
+          nullable=True, default=None, since="1.0.45"),
         parameter_keys(),
     ),
     notes=(
@@ -182,7 +184,7 @@ HTTP_REQUEST = block(
         "Secret and credential values can be expanded in http_request templates.",
     ),
     loop_labels=(("function-after[validate_secret_response_paths_file_conflict(), HttpRequestBlockYAML]",
-                  None, None),),
+                  "1.0.45", None),),
 )
 
 WEB_SEARCH = block(

@@ -49,7 +49,7 @@ def _extraction_goal(required: bool = False) -> Field:
 
 def _criteria(untrusted: bool = False) -> tuple[Field, ...]:
     mid = ((flag("complete_criterion_is_untrusted", False,
-                 "Treat the complete criterion as untrusted input."),) if untrusted else ())
+                 "Treat the complete criterion as untrusted input.", since="1.0.48"),) if untrusted else ())
     return (
         text("complete_criterion", "Condition under which the block is complete."),
         *mid,
@@ -57,11 +57,11 @@ def _criteria(untrusted: bool = False) -> tuple[Field, ...]:
     )
 
 
-def _verification() -> tuple[Field, ...]:
+def _verification(history_since: str | None = None) -> tuple[Field, ...]:
     return (
         flag("complete_verification", True, "Verify completion with the LLM."),
         flag("include_action_history_in_verification", False,
-             "Give the action history to the verification step."),
+             "Give the action history to the verification step.", since=history_since),
     )
 
 
@@ -87,7 +87,8 @@ VALIDATION = block(
         *engine_fields(since="1.0.55"), *_criteria(), error_code_mapping(),
         max_steps_per_run("Step limit; stored as 2 when null.", since="1.0.55"), parameter_keys(),
         disable_cache(),
-        flag("without_page_information", False, "Validate without page information."),
+        flag("without_page_information", False, "Validate without page information.",
+             since="1.0.47"),
     ),
     notes=(
         ENGINE_NOTE,
@@ -157,7 +158,7 @@ LOGIN = block(
         url(), title(), *engine_fields(),
         _goal(description="Login instructions; blank → the built-in login prompt."),
         error_code_mapping(), max_retries(), max_steps_per_run(), parameter_keys(),
-        *totp_fields(), disable_cache(), *_criteria(), *_verification(),
+        *totp_fields(), disable_cache(), *_criteria(), *_verification(history_since="1.0.47"),
         flag("skip_saved_profile", False, "Do not start from a saved browser profile."),
     ),
     notes=(
@@ -201,11 +202,12 @@ FILE_DOWNLOAD = block(
     "file_download", "FileDownloadBlockYAML",
     "Download a file from a site (optionally to storage).",
     (
-        F("download_target", E.FILE_DOWNLOAD_TARGET, "Where the file goes.", default="website"),
-        *storage_fields(azure_folder_path=False),
-        text("path", "Destination path or prefix."),
-        text("prompt", "Which files to keep."),
-        flag("continue_on_empty", False, "Succeed even when nothing was downloaded."),
+        F("download_target", E.FILE_DOWNLOAD_TARGET, "Where the file goes.", default="website",
+          since="1.0.47"),
+        *storage_fields(azure_folder_path=False, since="1.0.47"),
+        text("path", "Destination path or prefix.", since="1.0.47"),
+        text("prompt", "Which files to keep.", since="1.0.47"),
+        flag("continue_on_empty", False, "Succeed even when nothing was downloaded.", since="1.0.47"),
         _goal(required=True, description="How to get to the download."),
         url(), title(), *engine_fields(), error_code_mapping(), max_retries(),
         max_steps_per_run(), parameter_keys(), download_suffix(), *totp_fields(),

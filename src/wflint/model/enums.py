@@ -108,7 +108,8 @@ RUN_ENGINE = Enum(
 )
 
 _FILE_TYPES = ("auto_detect", "csv", "excel", "pdf", "image", "docx", "zip")
-FILE_TYPE = Enum("FileType", _FILE_TYPES, _upper(_FILE_TYPES), "Kind of file to parse.")
+FILE_TYPE = Enum("FileType", _FILE_TYPES, _upper(_FILE_TYPES), "Kind of file to parse.",
+                 spans=(("zip", "1.0.45", None),))
 
 _PDF_FORMATS = ("A4", "Letter", "Legal", "Tabloid")
 PDF_FORMAT = Enum("PDFFormat", _PDF_FORMATS, _upper(_PDF_FORMATS), "Paper size of a printed page.")
@@ -116,6 +117,7 @@ PDF_FORMAT = Enum("PDFFormat", _PDF_FORMATS, _upper(_PDF_FORMATS), "Paper size o
 _STORAGE = ("s3", "azure", "google_drive", "sftp")
 FILE_STORAGE_TYPE = Enum(
     "FileStorageType", _STORAGE, _upper(_STORAGE), "Destination of uploaded files.",
+    spans=(("google_drive", "1.0.44", None), ("sftp", "1.0.47", None)),
 )
 _TARGETS = ("website", "s3", "azure", "google_drive", "sftp")
 FILE_DOWNLOAD_TARGET = Enum(

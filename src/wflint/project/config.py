@@ -10,7 +10,8 @@ Keys (all optional)::
     include = ["flows/**"]     # files that are workflows whatever they hold
     exclude = ["drafts/"]      # files and directories never checked, walked or named
     respect-gitignore = true   # a walk skips what .gitignore ignores
-    target-version = "1.0.55"  # the service release to judge by (default: the newest modelled)
+    target-version = "1.0.55"  # the service release to judge by (default: the repository's
+                               # skyvern pin, else the newest modelled; see release_pin.py)
     docs-url = "https://wflint.example.com/rules/"  # the page rule links point at (default: docs/rules.md in the repository)
     [per-file-ignores]         # rules ignored in the files a glob matches
     "legacy/**" = ["WF213"]
@@ -65,6 +66,9 @@ class Config(MutableRecord):
         #: skip named files and standard input whose content is not a workflow, as a walk does
         #: (``--skip-non-workflows``, for the pre-commit hook, which names every staged file)
         skip_non_workflows: bool = False,
+        #: why the repository's skyvern pins could not choose a release (two files disagree);
+        #: an error only when nothing else names the target (``validate``)
+        pin_problem: str | None = None,
     ) -> None:
         assign(self, locals())
 
@@ -77,13 +81,18 @@ class Config(MutableRecord):
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if not self.select:
             raise ConfigError("select is empty, which would turn every rule off (use ALL, codes, prefixes or names)")
+        if self.target_version is None and self.pin_problem:
+            raise ConfigError(f"target-version: {self.pin_problem}")
         if self.target_version is not None:
             from ..model.releases import UnknownRelease, check_release
 
             try:
-                check_release(self.target_version)
+                self.target_version = check_release(self.target_version)
             except UnknownRelease as exc:
-                raise ConfigError(f"target-version: {exc}") from None
+                origin = self.origins.get("target-version", "")
+                where = (f" (read from {origin}; set target-version in the configuration or pass "
+                         "--target-version to judge by a modelled release)") if "skyvern pin" in origin else ""
+                raise ConfigError(f"target-version: {exc}{where}") from None
         for sel in [*self.select, *self.ignore]:
             s = sel.strip()
             if not s:
@@ -206,7 +215,7 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as UTF-8") from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
-    return _from_document(path, data)
+    return with_pin(_from_document(path, data), path.parent)
 
 
 def _from_document(path: Path, data: dict[str, Any]) -> Config:
@@ -253,8 +262,26 @@ def discover(start: Path) -> Config:
                 continue
             tool = data.get("tool", {})
             if not isinstance(tool, dict) or "wflint" in tool:  # _from_document says what is wrong with it
-                return _from_document(pyproject, data)
-    return Config()
+                return with_pin(_from_document(pyproject, data), start)
+    return with_pin(Config(), start)
+
+
+def with_pin(cfg: Config, start: Path) -> Config:
+    """``cfg``, with the repository's ``skyvern`` pin as its target when it names none
+    (``release_pin``); the pin's file is the setting's origin."""
+    if cfg.target_version is not None:
+        return cfg
+    from .release_pin import ConflictingPins, find_pin
+
+    try:
+        pin = find_pin(start)
+    except ConflictingPins as exc:
+        cfg.pin_problem = str(exc)
+        return cfg
+    if pin is not None:
+        cfg.target_version = pin.version
+        cfg.origins["target-version"] = pin.origin()
+    return cfg
 
 
 def settings_text(cfg: Config, base: str) -> str:
@@ -285,7 +312,8 @@ def settings_text(cfg: Config, base: str) -> str:
              line("fail-level", cfg.fail_level), line("mode", cfg.mode),
              line("include", cfg.include), line("exclude", cfg.exclude),
              line("respect-gitignore", cfg.respect_gitignore),
-             line("target-version", cfg.target_version or NEWEST, "the newest modelled release"),
+             line("target-version", cfg.target_version or NEWEST,
+                  "the newest modelled release; no skyvern pin found in the repository"),
              line("docs-url", docs, docs_note),
              f"{'[per-file-ignores]':<40} # {cfg.origins.get('per-file-ignores', 'default')}"]
     lines += [f"{toml(k)} = {toml(v)}" for k, v in cfg.per_file_ignores.items()]

@@ -43,8 +43,9 @@ def unknown_keys(wf: Workflow) -> list[UnknownKey]:
                 known = rel.known_keys(obj)
             if key in known:
                 continue
-            # 'parameters' is refused at every modelled release (1.0.48 too); 'error_code' from 1.0.55
-            if is_code and (key == "parameters" or (key == "error_code" and rel.has_check("code_block_forbidden_keys"))):
+            # 'parameters' is refused from 1.0.42 (1.0.48 too); 'error_code' from 1.0.55
+            if is_code and ((key == "parameters" and rel.has_check("code_parameters_key"))
+                            or (key == "error_code" and rel.has_check("code_block_forbidden_keys"))):
                 out.append(UnknownKey(path, key, obj, CODE_BLOCK_REFUSED))
                 continue
             later = field_from_later_release(rel, obj, key)

@@ -1,15 +1,24 @@
 """A ``for_loop`` has nothing to loop over.
 
 **What it checks.** A ``for_loop`` needs a ``loop_over_parameter_key`` or a non-empty
-``loop_variable_reference``. The engine renders a reference as ``{{ <reference> | tojson }}``,
-so plain text such as ``make_output.rows`` is an expression and iterates (observed on the real
-engine). A plain-text reference whose first name (before any ``.`` or ``[``) is no known
-parameter or block output is accepted by the service but finds nothing to iterate at run
-time: a warning.
+``loop_variable_reference``.
+
+**What the engine does with a reference.** It renders it as ``{{ <reference> | tojson }}``, so
+plain text such as ``make_output.rows`` is an expression and iterates. When that finds nothing
+and the text does not hold ``extracted_information.``, the engine reads the text as a
+description in plain language ("the order numbers listed on the page", as the service's
+documentation writes it): it runs an extraction on the open page for those values and iterates
+them (``ForLoopBlock._get_values_from_loop_variable_reference``, every release; observed on the
+real 1.0.56 engine). Such a reference is fine and not reported.
+
+Two plain-text references are reported as warnings: one written like a name or path
+(``extract_ouptut.rows``) whose first name is no parameter or block output, which is most
+likely a typo, and which the engine would send to the page as an extraction goal; and one
+that holds ``extracted_information.`` under an unknown name, for which the engine skips the
+extraction and finds nothing to iterate ("No iterable value found for the loop block").
 
 **Why.** The service refuses the save (422): "For loop block 'l' requires either
-loop_over_parameter_key or loop_variable_reference". The plain-text case fails at run time
-with "No iterable value found for the loop block".
+loop_over_parameter_key or loop_variable_reference".
 
 **Bad**::
 
@@ -60,11 +69,25 @@ def check(wf):
         head = re.split(r"[.\[]", stripped, maxsplit=1)[0]
         if "{{" in ref_text or "{%" in ref_text or stripped in known or head in known:
             continue
+        if "extracted_information." in ref_text:
+            message = (f"loop_variable_reference '{ref_text}' names no parameter or block output; the engine "
+                       "does not extract a reference that holds 'extracted_information.', so the loop will "
+                       "find nothing to iterate at run time")
+        elif _NAME_PATH.fullmatch(ref_text.strip(" {}")):
+            message = (f"loop_variable_reference '{ref_text}' is written like a name but '{head}' is no parameter "
+                       "or block output; the engine will read it as a plain-language description and extract "
+                       "values for it from the page")
+        else:
+            continue  # plain language: the engine extracts the values from the page
         yield wf.diag(
             rule,
-            f"loop_variable_reference '{ref_text}' is plain text and names no parameter or block output; "
-            "the loop will find nothing to iterate at run time",
+            message,
             b.path + ("loop_variable_reference",),
             severity="warning",
-            help="write a template such as '{{ some_block_output }}' or name a parameter",
+            help="write a template such as '{{ some_block_output }}', name a parameter, or describe the "
+                 "values in words",
         )
+
+
+#: a name, then attributes or items: ``make_output.rows``, ``rows[0].id``
+_NAME_PATH = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[[^\]]*\])*")

@@ -2,8 +2,17 @@
 
 **What it checks.** Each declared parameter's key must appear somewhere: a block's
 ``parameter_keys``, a template (``{{ key }}``, ``{% if key %}``), a ``for_loop`` source, a
-context parameter's ``source_parameter_key``, a Bitwarden ``url_parameter_key``, or a
-``send_email`` SMTP slot.
+context parameter's ``source_parameter_key``, a Bitwarden ``url_parameter_key``, a
+``send_email`` SMTP slot, or the whole value of a field the engine reads as a key.
+
+**What the engine does with a bare key.** A block whose ``url`` is exactly a parameter's key
+(``url: order_history_url``, as the service's documentation writes it) opens the parameter's
+value: the engine gives the block that parameter and replaces the text with its value. The
+same holds for a task-style block's ``totp_identifier`` and ``download_suffix``, the storage
+settings and ``path`` of ``file_upload``/``file_download``, ``download_to_s3.url``,
+``upload_to_s3.path``, the ``file_url`` of the parsers, ``http_request.url`` and
+``send_email``'s ``subject``, ``body`` and ``file_attachments`` (``wflint.engine.key_fields``).
+Such a parameter is used.
 
 **Why.** An unused parameter is usually a leftover or a typo on the other side: the block
 meant to read it names something else. The service accepts it silently.
@@ -24,6 +33,7 @@ meant to read it names something else. The service accepts it silently.
 import sys
 
 from ..checks import template_sites
+from ..engine.key_fields import keys_named
 
 CODE = "WF213"
 NAME = "unused-parameter"
@@ -38,7 +48,9 @@ def referenced_names(wf) -> set[str]:
     """Every name a parameter could be referenced by, collected over the whole request: the
     variables the templated fields read (see ``wflint.checks.template_sites``) and the key fields."""
     used = template_sites.read_names(wf)
+    declared = {p.key for p in wf.params if isinstance(p.key, str)}
     for b in wf.all_blocks:
+        used |= keys_named(b.tag, b.data, declared)
         keys = b.data.get("parameter_keys")
         if isinstance(keys, list):
             used.update(k for k in keys if isinstance(k, str))

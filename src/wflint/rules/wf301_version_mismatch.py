@@ -46,8 +46,8 @@ def _explicit_version(value):
 def check(wf):
     rule = sys.modules[__name__]
     d = wf.definition
-    if d is None or "version" not in d:
-        return
+    if d is None or "version" not in d or not wf.release.has_check("version_inference"):
+        return  # releases before 1.0.44 accept any version and route by next_block_label
     version = _explicit_version(d.get("version"))
     if version is None:
         return

@@ -12,6 +12,10 @@ block (after masking Jinja inside Python ``#`` comments) and the string leaves o
 template is only rendered when its block runs, so the save succeeds and the block fails at run
 time ("Failed to format Jinja style parameter").
 
+It also reports a template holding a constant Jinja would compute while compiling and that does
+not finish (``{{ 9**999999999 }}``, ``{{ 'a' * 1500000000 }}``): the service's compile never
+ends, so a code block's save never answers, and any other template's block never finishes.
+
 **Bad**::
 
     blocks:
@@ -58,6 +62,7 @@ def check(wf):
         if problem is None:
             if site.kind == "code" and b is not None and wf.release.has_check("code_jinja"):
                 yield from _code_compile_error(wf, rule, site, b, order[id(b)])
+            yield from _costly_constant(wf, rule, site)
             continue
         what = "code" if site.kind == "code" else "template"
         where_line = f" (line {problem.lineno} of the {what})" if "\n" in site.text else ""
@@ -136,6 +141,26 @@ def hint(message: str) -> str | None:
     if "comment" in message:
         return "close the comment with '#}'"
     return None
+
+
+def _costly_constant(wf, rule, site):
+    """A constant expression Jinja would compute while compiling and that does not finish: the
+    service's compile (at save for a code block, when the block runs for the rest) hangs."""
+    from ..checks.template_analysis import costly_constant
+
+    found = costly_constant(site.text)
+    if found is None:
+        return
+    reason, lineno = found
+    where_line = f" (line {lineno})" if "\n" in site.text else ""
+    if site.kind == "code" and wf.release.has_check("code_jinja"):
+        consequence = ("the service compiles a code block's template when the workflow is saved, "
+                       "so the save request never answers")
+    else:
+        consequence = "the engine compiles it when the block runs, so the run never finishes"
+    yield wf.diag(rule, f"{template_sites.describe_site(site)}{where_line} holds a constant Jinja computes "
+                  f"while compiling: {reason}; {consequence} (wflint refuses to compute it)", site.path,
+                  help="compute the value in a code block, or write the number out, well within the limit")
 
 
 def _code_compile_error(wf, rule, site, b, position):

@@ -98,7 +98,10 @@ _EXPLAIN = {
 
 
 def _rotation(wf, rule, p):
-    for number, field, message in rotation_errors(p.key, p.data):
+    model = wf.release.PARAMETER_TYPES.get("credential")
+    known = wf.release.known_keys(model) if model is not None else frozenset()
+    data = {k: v for k, v in p.data.items() if k in known}  # a key the release lacks is dropped unread
+    for number, field, message in rotation_errors(p.key, data):
         what, hint = _EXPLAIN[number]
         yield wf.diag(rule, f"credential parameter '{p.key}': {what.format(value=p.data.get(field))}; "
                       "the service rejects the save (400)", p.path + (field,), help=hint,
@@ -114,7 +117,8 @@ def _bitwarden(wf, rule, p):
                       "bitwarden_item_id, so it cannot find a login; the service rejects the save (400)",
                       p.path + ("key",), help="set bitwarden_item_id (one login) or bitwarden_collection_id",
                       service=service_verdict(400, prefix + "bitwarden_collection_id or bitwarden_item_id", "D", 5, p.index))
-    elif collection and not item and not p.data.get("url_parameter_key"):
+    elif collection and (not item or not wf.release.has_check("bitwarden_item_skips_url")) \
+            and not p.data.get("url_parameter_key"):
         yield wf.diag(rule, f"Bitwarden login parameter '{p.key}' searches collection {collection!r} but has no "
                       "url_parameter_key to pick the login by site; the service rejects the save (400)",
                       p.path + ("bitwarden_collection_id",),

@@ -51,18 +51,31 @@ ACTION_TYPES = frozenset((
 ))
 
 
-#: the action types release 1.0.48 validated code steps against, in its order
+#: the action types releases 1.0.42-1.0.48 validated code steps against, in their order
 CHECKED_ACTION_TYPES = (
     "click", "input_text", "paste_text", "upload_file", "download_file", "select_option", "checkbox",
     "wait", "hover", "null_action", "solve_captcha", "terminate", "complete", "reload_page", "close_page",
     "new_tab", "switch_tab", "extract", "verification_code", "goto_url", "go_back", "go_forward",
     "scroll", "keypress", "move", "drag", "left_mouse", "execute_js",
 )
+#: values of ``CHECKED_ACTION_TYPES`` that only later releases have: value → first release
+CHECKED_ACTION_TYPE_SINCE = {"paste_text": "1.0.48"}
+
+
+def checked_action_types(version):
+    """The action types ``version`` validates code steps against, in its order."""
+    from ..model.releases import version_key
+
+    return tuple(a for a in CHECKED_ACTION_TYPES
+                 if version_key(version) >= version_key(CHECKED_ACTION_TYPE_SINCE.get(a, "0")))
 
 
 def check(wf):
     rule = sys.modules[__name__]
     rebuilt = wf.release.has_check("code_steps_rebuilt")
+    code = wf.release.BLOCK_TYPES.get("code")
+    if code is None or code.field("steps") is None:
+        return  # before 1.0.42 steps is no field: dropped unread (WF104 says so)
     for b in wf.blocks_of("code"):
         steps = b.data.get("steps")
         if not isinstance(steps, list):
@@ -82,14 +95,15 @@ def check(wf):
 
 
 def _checked_steps(wf, rule, b, steps):
-    """Releases before 1.0.55 validate each step's action_type and refuse the save (422)."""
-    allowed = ", ".join(f"'{a}'" for a in CHECKED_ACTION_TYPES[:-1]) + f" or '{CHECKED_ACTION_TYPES[-1]}'"
+    """Releases 1.0.42-1.0.48 validate each step's action_type and refuse the save (422)."""
+    types = checked_action_types(wf.release.version)
+    allowed = ", ".join(f"'{a}'" for a in types[:-1]) + f" or '{types[-1]}'"
     for i, step in enumerate(steps):
         action = step.get("action_type") if isinstance(step, dict) else None
-        if not isinstance(action, str) or action in CHECKED_ACTION_TYPES:
+        if not isinstance(action, str) or action in types:
             continue
         detail = f"Invalid step at index {i} in code block '{b.label}': action_type: Input should be {allowed}"
-        closest = close_match(action, CHECKED_ACTION_TYPES)
+        closest = close_match(action, types)
         yield wf.diag(rule, f"step {i + 1} of code block '{b.label}' has action_type '{action}', which release "
                       f"{wf.release.version} refuses", b.path + ("steps", i, "action_type"), severity="error",
                       help=(f"use '{closest}', or " if closest else "") + "delete steps",

@@ -13,6 +13,11 @@ block fails ("'big_output' is undefined"), ``| default(...)`` included: the attr
 before the filter runs. A warning, since it depends on the path the run takes. Test the
 whole value first: ``{{ big_output.which if big_output is defined else '-' }}``.
 
+**Guarded reads are fine.** The engine renders with Jinja's default (lax) ``Undefined``: a
+missing name is false in a test. A read inside ``{% if big_output %}`` (or ``is defined``, or
+the true side of ``x if big_output else y`` / ``big_output and x``) renders on both routes:
+observed on the real 1.0.56 engine, and in ``wflint test``. Such reads are not reported.
+
 **Bad**::
 
     - block_type: text_prompt
@@ -26,10 +31,10 @@ whole value first: ``{{ big_output.which if big_output is defined else '-' }}``.
       prompt: "Chosen: {{ big_output.which if big_output is defined else '-' }}"
 """
 
-import re
 import sys
 
 from ..checks import template_sites
+from ..checks.template_guards import guarded
 from .runtime import branch_paths
 
 CODE = "WF703"
@@ -54,8 +59,8 @@ def check(wf):
             continue
         if paths.get(id(target)) is not paths[id(b)] or not paths[id(b)].may_skip(b.label, target.label):
             continue
-        if re.search(re.escape(name) + r"\s+is\s+(not\s+)?defined", site.text):
-            continue  # the template tests for it
+        if guarded(site.text, name):
+            continue  # the template tests for it before reading a field
         start, end = template_sites.span(wf, site, read.offset, read.offset + len(name))
         yield wf.diag(
             rule,

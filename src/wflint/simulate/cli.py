@@ -15,11 +15,13 @@ import click
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: a timeline per case; json: an array of traces (service-runs.md), one per case.")
 @click.option("--network/--no-network", default=True, show_default=True, help="Let unstubbed http_request blocks (and code) reach the network; off, they fail clearly.")
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose engine to model (run semantics are those observed on 1.0.56).")
-def simulate(workflow, cases, fmt, network, target_version) -> None:
+@click.option("--url-validation", is_flag=True, help="Refuse http_request hosts as a server with ENABLE_URL_VALIDATION on does (loopback, private, link-local and metadata addresses, internal names); off, as the open-source server's default.")
+def simulate(workflow, cases, fmt, network, target_version, url_validation) -> None:
     """Run a workflow offline as the engine would, with CASE files stubbing the browser and LLM."""
     from .commands import simulate_command
 
-    sys.exit(simulate_command(workflow, cases, fmt, network, target_version, click.echo))
+    sys.exit(simulate_command(workflow, cases, fmt, network, target_version, click.echo,
+                              url_validation=url_validation))
 
 
 @click.command(name="test")

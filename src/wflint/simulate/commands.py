@@ -7,26 +7,28 @@ held), 1 findings (a failed expectation), 2 usage errors (a missing or malformed
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..core.exit_status import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from ..engine import json_values
 from .loading import LoadError, load_cases, load_workflow
 
 
 def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, network: bool,
-                     target_version: str | None, echo: Callable[..., Any]) -> int:
+                     target_version: str | None, echo: Callable[..., Any], *, url_validation: bool = False) -> int:
     from .runs import run_case
     from .timeline import render_trace
 
     try:
         if target_version is not None:
-            from ..model.releases import RELEASES
+            from ..model.releases import RELEASES, UnknownRelease, check_release
 
-            if target_version not in RELEASES:
-                raise LoadError(f"unknown release {target_version!r} (modelled: {', '.join(RELEASES)})")
+            try:
+                target_version = check_release(target_version)
+            except UnknownRelease:
+                raise LoadError(f"unknown release {target_version!r} (modelled: {', '.join(RELEASES)})") from None
         loaded = load_workflow(workflow)
         cases: list[dict[str, Any]] = []
         for path in case_files:
@@ -40,13 +42,14 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
         echo(f"wflint: warning: {diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}", err=True)
     refusal = loaded.refusal()
     try:
-        results = [({"name": case.get("name"), **refusal}, [], []) if refusal else run_case(loaded.request, case, network=network)
+        results = [({"name": case.get("name"), **refusal}, [], []) if refusal
+                   else run_case(loaded.request, case, network=network, url_validation=url_validation)
                    for case in cases]
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         echo(f"wflint: internal error: {type(exc).__name__}: {exc}", err=True)
         return EXIT_INTERNAL
     if fmt == "json":
-        echo(json.dumps([result for result, _, _ in results], indent=2, default=str, ensure_ascii=False))
+        echo(json_values.dumps([result for result, _, _ in results], indent=2, default=str, ensure_ascii=False))
     else:
         echo("\n".join(render_trace(result, inputs, notes) for result, inputs, notes in results), nl=False)
     return EXIT_OK
@@ -55,11 +58,11 @@ def simulate_command(workflow: Path, case_files: tuple[Path, ...], fmt: str, net
 def test_command(paths: tuple[str, ...], fmt: str, keyword: str | None, coverage: bool, network: bool,
                  output_file: Path | None, echo: Callable[..., Any]) -> int:
     from . import reports
-    from .suite import run_suite
+    from .suite import KeywordError, run_suite
 
     try:
         suite = run_suite(list(paths), keyword=keyword, network=network)
-    except LoadError as exc:
+    except (LoadError, KeywordError) as exc:
         echo(f"wflint: {exc}", err=True)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the last line of defence

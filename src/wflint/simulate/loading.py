@@ -26,9 +26,34 @@ class LoadedWorkflow:
     #: the findings at or above error severity (the service would refuse, or the run fails)
     errors: list[Diagnostic] = field(default_factory=list)
 
+    #: the body the service receives for this file: ``{"json_definition": data}`` for a ``.json``
+    #: file, ``{"yaml_definition": text}`` for YAML (the form decides the refusal's wording)
+    body: dict[str, Any] | None = None
+    _refusal: Any = field(default=None, repr=False)
+
     def refusal(self) -> dict[str, Any] | None:
-        """How the service answers the save when it refuses the workflow (the first rejection in
-        its pipeline's order): no run can start. ``None`` when it accepts it."""
+        """How the service answers the save when it refuses the workflow: its own status and
+        body, from the mock's save pipeline (the service's words, not wflint's lint text). No
+        run can start then. ``None`` when it accepts it. Only a file with error findings is
+        sent through the pipeline: the service accepts what wflint finds nothing wrong with."""
+        if self._refusal is None:
+            self._refusal = (self._ask_service() if self.errors else None) or False
+        return self._refusal or None
+
+    def _ask_service(self) -> dict[str, Any] | None:
+        from ..server.answers import save_answer
+
+        try:
+            answer = save_answer(self.body if self.body is not None else {"json_definition": self.request})
+        except Exception:  # noqa: BLE001 - the mock failing must not fail the simulation
+            return self._lint_refusal()
+        if answer is None:
+            return None
+        status, body = answer
+        return {"http_status": status, "body": body}
+
+    def _lint_refusal(self) -> dict[str, Any] | None:
+        """The first rejection in the service's order, as wflint's checks word it."""
         verdicts = sorted((d.service for d in self.errors if d.service is not None),
                           key=lambda v: tuple((0, x) if isinstance(x, (int, float)) else (1, str(x)) for x in v.order))
         if not verdicts:
@@ -45,10 +70,10 @@ def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
         inspection = inspect_file(path, config or Config(), explicit=True)
     except FileNotFoundError as exc:
         raise LoadError(str(exc)) from None
-    return loaded_from(inspection, str(path))
+    return loaded_from(inspection, str(path), _service_body(path))
 
 
-def loaded_from(inspection: Inspection | None, shown: str) -> LoadedWorkflow:
+def loaded_from(inspection: Inspection | None, shown: str, body: dict[str, Any] | None = None) -> LoadedWorkflow:
     """The workflow a run starts from, out of one file's inspection (``api.inspect_bytes`` or
     ``inspect_file``): the first request the service would store, with the file's errors."""
     workflows = [wf for wf in (inspection.workflows if inspection else []) if not wf.schema_only]
@@ -58,7 +83,25 @@ def loaded_from(inspection: Inspection | None, shown: str) -> LoadedWorkflow:
     wf = workflows[0]
     # sent as yaml_definition, the service stores (and runs) the sanitized request: labels renamed
     request = wf.sanitized.request if wf.sanitized is not None else wf.request
-    return LoadedWorkflow(shown, request, errors)
+    return LoadedWorkflow(shown, request, errors, body)
+
+
+def _service_body(path: Path) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return None
+    return service_body(text, path.name)
+
+
+def service_body(text: str, name: str) -> dict[str, Any] | None:
+    """The body the service receives for a file named ``name`` holding ``text``."""
+    if not name.lower().endswith(".json"):
+        return {"yaml_definition": text}
+    try:
+        return {"json_definition": json.loads(text)}
+    except ValueError:
+        return None
 
 
 def read_data(path: Path) -> Any:

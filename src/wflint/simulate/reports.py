@@ -4,9 +4,9 @@ what was expected and the trace excerpt found), ``json``, ``junit`` (one test ca
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 
+from ..engine import json_values
 from ..report.safe_text import printable, xml_text
 from .suite import CaseResult, SuiteResult
 
@@ -82,7 +82,7 @@ def as_json(suite: SuiteResult, *, coverage: bool = False) -> str:
     }
     if coverage:
         data["coverage"] = {path: cov.as_dict() for path, cov in suite.coverage.items()}
-    return json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n"
+    return json_values.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n"
 
 
 def junit(suite: SuiteResult) -> str:

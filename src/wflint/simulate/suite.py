@@ -13,7 +13,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .coverage import Coverage
 from .expect import KNOWN, Failure, judge
@@ -130,6 +130,7 @@ def test_cases(data: Any, where: str) -> tuple[list[dict[str, Any]], bool | None
 def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = False) -> SuiteResult:
     started = time.perf_counter()
     suite = SuiteResult()
+    selected = compile_keyword(keyword) if keyword else None  # KeywordError before any work
     for test_file in find_test_files(paths):
         shown = str(test_file)
         try:
@@ -140,7 +141,7 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
             continue
         coverage = suite.coverage.setdefault(workflow.path, Coverage.of(workflow.request))
         for case in cases:
-            if keyword and not keyword_matches(keyword, f"{shown}::{case['name']}"):
+            if selected is not None and not selected(f"{shown}::{case['name']}"):
                 suite.deselected += 1
                 continue
             begun = time.perf_counter()
@@ -168,49 +169,80 @@ def run_suite(paths: list[str], *, keyword: str | None = None, network: bool = F
 # --------------------------------------------------------------------------- -k expressions
 
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+#: parentheses nested deeper than this are refused (the parser recurses once per level)
+MAX_KEYWORD_DEPTH = 100
+_OPERATORS = ("and", "or", "not")
 
 
-def keyword_matches(expression: str, name: str) -> bool:
-    """pytest's ``-k``: case-insensitive substrings joined by ``and``, ``or``, ``not``, parentheses."""
+class KeywordError(ValueError):
+    """A ``-k`` expression that does not parse; ``str()`` says where and why (exit 2)."""
+
+
+def compile_keyword(expression: str) -> Callable[[str], bool]:
+    """pytest's ``-k``: case-insensitive substrings joined by ``and``, ``or``, ``not`` and
+    parentheses, checked once before any case runs. Like pytest, an expression that does not
+    parse is refused (``-k not`` is not "deselect everything", ``-k "(("`` is no internal error)."""
     tokens = _TOKEN.findall(expression)
     position = 0
-    lowered = name.lower()
+    depth = 0
 
     def peek() -> str | None:
         return tokens[position] if position < len(tokens) else None
+
+    def fail(expected: str) -> KeywordError:
+        got = f"'{peek()}'" if peek() is not None else "the end of the expression"
+        return KeywordError(f"-k {expression[:60]!r}: after {position} word(s), expected {expected}, got {got}")
 
     def take() -> str:
         nonlocal position
         position += 1
         return tokens[position - 1]
 
-    def parse_or() -> bool:
-        value = parse_and()
+    def parse_or() -> Callable[[str], bool]:
+        terms = [parse_and()]
         while peek() == "or":
             take()
-            value = parse_and() or value
-        return value
+            terms.append(parse_and())
+        return terms[0] if len(terms) == 1 else (lambda name: any(t(name) for t in terms))
 
-    def parse_and() -> bool:
-        value = parse_not()
+    def parse_and() -> Callable[[str], bool]:
+        terms = [parse_not()]
         while peek() == "and":
             take()
-            value = parse_not() and value
-        return value
+            terms.append(parse_not())
+        return terms[0] if len(terms) == 1 else (lambda name: all(t(name) for t in terms))
 
-    def parse_not() -> bool:
-        if peek() == "not":
+    def parse_not() -> Callable[[str], bool]:
+        nonlocal depth
+        nots = 0
+        while peek() == "not":
             take()
-            return not parse_not()
+            nots += 1
         if peek() == "(":
             take()
-            value = parse_or()
-            if peek() == ")":
-                take()
-            return value
-        word = take() if peek() is not None else ""
-        return word.lower() in lowered
+            depth += 1
+            if depth > MAX_KEYWORD_DEPTH:
+                raise KeywordError(f"-k: parentheses nest deeper than {MAX_KEYWORD_DEPTH} levels")
+            inner = parse_or()
+            if peek() != ")":
+                raise fail("')'")
+            take()
+            depth -= 1
+        elif peek() is None or peek() in _OPERATORS or peek() == ")":
+            raise fail("a word or '('")
+        else:
+            word = take().lower()
+            inner = lambda name: word in name  # noqa: E731
+        return inner if nots % 2 == 0 else (lambda name: not inner(name))
 
     if not tokens:
-        return True
-    return parse_or()
+        return lambda name: True
+    matcher = parse_or()
+    if peek() is not None:
+        raise fail("'and', 'or' or the end")
+    return lambda name: matcher(name.lower())
+
+
+def keyword_matches(expression: str, name: str) -> bool:
+    """Whether ``name`` is selected by ``expression`` (see :func:`compile_keyword`)."""
+    return compile_keyword(expression)(name)

@@ -188,11 +188,12 @@ def resolve_merges(blocks: Sequence[ScopeBlock], next_map: dict[str, Any]) -> di
     return patched
 
 
-def edges_of(blocks: Sequence[ScopeBlock]) -> list[Edge]:
+def edges_of(blocks: Sequence[ScopeBlock], merges: bool = True) -> list[Edge]:
     """Steps 2 and 3: every edge in the order the service adds them (block order; a
-    conditional's branches in list order), implicit merge edges included."""
+    conditional's branches in list order), implicit merge edges included unless ``merges``
+    is False (a loop body before 1.0.44)."""
     next_map: dict[str, Any] = {b.label: _text(b.next) for b in blocks}
-    patched = resolve_merges(blocks, next_map)
+    patched = resolve_merges(blocks, next_map) if merges else {}
     out: list[Edge] = []
     for b in blocks:
         if b.conditional:
@@ -207,9 +208,10 @@ def edges_of(blocks: Sequence[ScopeBlock]) -> list[Edge]:
     return out
 
 
-def check_scope(blocks: Sequence[ScopeBlock], loop: str | None = None, finally_label: str | None = None) -> list[Finding]:
+def check_scope(blocks: Sequence[ScopeBlock], loop: str | None = None, finally_label: str | None = None,
+                merges: bool = True) -> list[Finding]:
     """The service's findings for one scope (empty when it passes). ``finally_label`` is
-    only given for the top level."""
+    only given for the top level; ``merges``: whether merge edges are resolved."""
     blocks = strip_finally(blocks, finally_label)
     if not blocks:
         return []
@@ -222,7 +224,7 @@ def check_scope(blocks: Sequence[ScopeBlock], loop: str | None = None, finally_l
     adjacency: dict[str, dict[str, Edge]] = {label: {} for label in labels}
     incoming = {label: 0 for label in labels}
     dangling: list[Finding] = []
-    for e in edges_of(blocks):
+    for e in edges_of(blocks, merges):
         if e.target not in labels:
             dangling.append(Finding(DANGLING, loop, (e.source, e.target), dangling_message(e.source, e.target, loop), e))
         elif e.target not in adjacency[e.source]:  # two branches to one block: one edge
@@ -304,18 +306,19 @@ class Scope(Record):
         assign(self, locals())
 
 
-def check_definition(scopes: Iterable[Scope], version: int, finally_label: str | None) -> list[tuple[int, Finding]]:
+def check_definition(scopes: Iterable[Scope], version: int, finally_label: str | None,
+                     loop_merges: bool = True) -> list[tuple[int, Finding]]:
     """Stage F for a whole definition: (scope position, finding) for every scope, in the
     order given (the top level first, then loop bodies depth first). A definition whose
     version is below 2 is not graph-checked at all, loop bodies included; an empty scope
-    passes."""
+    passes. ``loop_merges``: whether loop bodies resolve merge edges (1.0.44 on)."""
     if version < 2:
         return []
     out: list[tuple[int, Finding]] = []
     for i, scope in enumerate(scopes):
         loop_label = scope.loop.label if scope.loop is not None else None
         fin = finally_label if scope.loop is None else None
-        out.extend((i, f) for f in check_scope(scope.blocks, loop_label, fin))
+        out.extend((i, f) for f in check_scope(scope.blocks, loop_label, fin, loop_merges or scope.loop is None))
     return out
 
 
@@ -355,7 +358,8 @@ def workflow_findings(wf: Any) -> list[tuple[int, Finding]]:
             graph_scopes.append(Scope(None if loop is None else scope_block(loop), ()))
             continue
         graph_scopes.append(Scope(None if loop is None else scope_block(loop), tuple(scope_block(b) for b in members)))
-    cached = check_definition(graph_scopes, wf.version, wf.finally_label) if wf.blocks else []
+    cached = (check_definition(graph_scopes, wf.version, wf.finally_label, wf.release.has_check("loop_merge_edges"))
+              if wf.blocks else [])
     wf.cache["graph_findings"] = cached
     return cached
 

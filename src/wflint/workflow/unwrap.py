@@ -112,7 +112,18 @@ NO_DEFINITION = ServiceVerdict(
     422, "Invalid workflow definition. Workflow should be provided in either yaml or json format.", ("B", 1))
 
 
-def with_document_verdict(d: Diagnostic, root: Node | None, mode: str, text: str) -> Diagnostic:
+def no_definition_verdict(release: str | None) -> ServiceVerdict:
+    """``NO_DEFINITION`` as ``release`` answers it: before 1.0.47 the update route wrapped the
+    422 it raised into a 500 ("Failed to update workflow with ID ... <HTTPException: 422: ...>")."""
+    from ..model.releases import NEWEST, has_check
+
+    if has_check("update_http_errors", release or NEWEST):
+        return NO_DEFINITION
+    return ServiceVerdict(500, None, ("B", 1))
+
+
+def with_document_verdict(d: Diagnostic, root: Node | None, mode: str, text: str,
+                          release: str | None = None) -> Diagnostic:
     """A parse finding of a whole file, with the service's answer to the file's bytes sent as
     ``mode`` attached: a syntax error or a document that is not a mapping is refused whatever
     the parser's wording. A YAML file goes as ``yaml_definition`` (an empty string counts as
@@ -124,11 +135,11 @@ def with_document_verdict(d: Diagnostic, root: Node | None, mode: str, text: str
     if mode == "yaml":
         if d.code == "WF001":
             return replace(d, service=ServiceVerdict(422, None, ("B", 2)))
-        return replace(d, service=NO_DEFINITION if text == "" else yaml_root_verdict(root))
+        return replace(d, service=no_definition_verdict(release) if text == "" else yaml_root_verdict(root))
     if d.code == "WF001" or root is None:
         return replace(d, service=ServiceVerdict(422, None, ("A", 2)))
     if root.kind == "scalar" and root.value is None:
-        return replace(d, service=NO_DEFINITION)
+        return replace(d, service=no_definition_verdict(release))
     return replace(d, service=ServiceVerdict(422, None, ("A", 5)))
 
 
@@ -180,10 +191,7 @@ def unwrap(source: SourceFile, root: Node, file_format: str, mode: str = "auto",
     if not yaml_used and not json_used:
         out.diagnostics.append(_report(
             EMPTY_REQUEST, "the update body holds neither a json_definition object nor a non-empty yaml_definition string",
-            root, source.path, end=False,
-            service=ServiceVerdict(
-                422, "Invalid workflow definition. Workflow should be provided in either yaml or json format.", ("B", 1)
-            )))
+            root, source.path, end=False, service=no_definition_verdict(release)))
     for key, want in (("json_definition", "an object (the request)"), ("yaml_definition", "a string holding YAML")):
         value = root.get(key)
         if value is None or (value.kind == "scalar" and value.value is None):

@@ -174,6 +174,8 @@ class Workflow(MutableRecord, eq=False):
         explicit = lax_int(v) if v is not None else None
         if explicit is not None:
             return explicit
+        if not self.release.has_check("version_inference"):
+            return 1  # before 1.0.44 the version defaults to 1 whatever the blocks say
         return 2 if self.uses_v2_constructs else 1
 
     @property

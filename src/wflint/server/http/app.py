@@ -12,7 +12,6 @@ a costly request never stalls the others.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any, Awaitable, Callable
 
@@ -23,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ...engine import json_values
 from ..workflows import queries, scripts
 from ..runs import endpoints as run_routes
 from ..protocol.budget import run_in_thread
@@ -62,7 +62,8 @@ def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> JSON
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    # a non-finite float (a code block's NaN) is null, as the service's pydantic replies show it
+    return json_values.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _JsonText(str):

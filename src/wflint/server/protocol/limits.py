@@ -52,6 +52,9 @@ class ServerLimits:
     heavy_workers: int = 2
     #: runs accepted and not finished (waiting or running); a start past it is answered 429
     queued_runs: int = 1000
+    #: seconds a run may take, counted from its first start (restarts included), before it ends
+    #: ``timed_out``; the service's own deadline (``max_elapsed_time_minutes``) applies too
+    run_seconds: float = 600.0
 
     def with_values(self, specs: list[str] | tuple[str, ...]) -> "ServerLimits":
         """A copy with ``NAME=N`` specs applied (``-`` or ``_`` in names); ValueError on a bad one."""

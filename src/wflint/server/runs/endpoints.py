@@ -147,7 +147,7 @@ class Runs:
 
         record = self.start(org, req.workflow_id, data=req.parameters, webhook_url=url, settings=settings,
                             echo=echo, signing_key=api_key)
-        self.state.run_worker.submit(record["run_id"])
+        self.state.run_worker.submit(record["run_id"], org)
         return run_replies.run_reply(record, as_created=True)
 
     def start_legacy(self, org: str, wpid: str, body: Any, api_key: str | None) -> dict[str, Any]:
@@ -160,7 +160,7 @@ class Runs:
                     "extra_http_headers": req.extra_http_headers, "ai_fallback": req.ai_fallback}
         record = self.start(org, wpid, data=req.data, webhook_url=url, settings=settings,
                             echo=run_replies.rebuilt_request, signing_key=api_key)
-        self.state.run_worker.submit(record["run_id"])
+        self.state.run_worker.submit(record["run_id"], org)
         return run_replies.legacy_started(record)
 
     # ------------------------------------------------------------------ reads
@@ -191,6 +191,7 @@ class Runs:
         now = self.state.now()
         record = self.state.runs.update(run_id, {"status": "canceled", "modified_at": now, "finished_at": now},
                                         unless_final=True) or self.state.runs.get(run_id)
+        self.state.run_worker.cancel(run_id)  # stops the run's work, not only its status
         if record is not None and record.get("webhook_url"):
             # in the background: the service delivers before answering, but a slow receiver
             # must not hold the request past its time budget

@@ -44,6 +44,11 @@ def check(stubs: Any, where: str = "stubs") -> dict[str, Any]:
             raise StubError(f"{where}: delays.{label} must be a number of seconds from 0 to {MAX_DELAY_SECONDS}")
     if "name" in stubs and not isinstance(stubs["name"], str):
         raise StubError(f"{where}: name must be a string")
+    from ...engine.stubs import table_problem  # the engine's own reading of the tables
+
+    problem = table_problem(stubs)
+    if problem is not None:
+        raise StubError(f"{where}: {problem}")
     return {k: v for k, v in stubs.items() if k not in ("parameters", "workflow")}
 
 

@@ -13,27 +13,36 @@
   ``webhook_failure_reason``: ``""`` when delivered, else the service's message.
 
 The standard library does the HTTP (no dependency); failures without a reply are named as
-the service's HTTP client names them (``ConnectError``, ``ReadTimeout``).
+the service's HTTP client names them (``ConnectError``, ``ReadTimeout``). Redirects are not
+followed (the service's client does not: a 302 is "Webhook failed with status code 302, ..."),
+and each attempt has a total deadline of ``TIMEOUT_SECONDS`` (the service's is per read; a
+receiver dripping one byte at a time would hold a delivery thread for ever): at the deadline
+the connection is shut down and the attempt is a ``ReadTimeout``. A reply's body is read up to
+``MAX_REPLY_BYTES``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import random
 import socket
+import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 MAX_ATTEMPTS = 3
 BASE_DELAY_SECONDS = 1.0
 MAX_RETRY_AFTER_SECONDS = 30.0
 TIMEOUT_SECONDS = 30.0
 RETRYABLE_4XX = frozenset({403, 408, 425, 429})
+#: the most of a reply's body read (it only goes into the failure reason)
+MAX_REPLY_BYTES = 1024 * 1024
 
 
 def _normalize_numbers(value: Any) -> Any:
@@ -71,23 +80,61 @@ class NoReply(Exception):
     """No HTTP reply; ``str`` is the service's ``Type: message`` description."""
 
 
+class _Connection:
+    """One HTTP connection whose whole exchange has a deadline: past it, the socket is shut down
+    from a timer (which wakes a blocked read) and the attempt ends as ``ReadTimeout``."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        parts = urlsplit(url)
+        self.path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if parts.scheme == "https":
+            self.conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                parts.hostname or "", parts.port, timeout=timeout, context=ssl.create_default_context())
+        else:
+            self.conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
+        self.expired = False
+        self.connected = False
+        self._timer = threading.Timer(timeout, self._expire)
+        self._timer.daemon = True
+
+    def _expire(self) -> None:
+        self.expired = True
+        sock = self.conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def post(self, body: bytes, headers: dict[str, str]) -> tuple[int, str, dict[str, str]]:
+        self._timer.start()
+        try:
+            self.conn.connect()
+            self.connected = True
+            self.conn.request("POST", self.path, body=body, headers=headers)
+            reply = self.conn.getresponse()
+            text = reply.read(MAX_REPLY_BYTES).decode("utf-8", "replace")
+            if self.expired:  # the shut-down socket read as an end: the reply is cut short
+                raise socket.timeout("the delivery's deadline passed")
+            return reply.status, text, dict(reply.headers)
+        finally:
+            self._timer.cancel()
+            self.conn.close()
+
+
 def _post(hook: SignedWebhook, timeout: float) -> tuple[int, str, dict[str, str]]:
-    request = urllib.request.Request(hook.url, data=hook.body.encode("utf-8"), method="POST",
-                                     headers={**hook.headers, "User-Agent": "wflint-serve"})
+    connection = _Connection(hook.url, timeout)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 - http(s) checked at start
-            return reply.status, reply.read().decode("utf-8", "replace"), dict(reply.headers)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode("utf-8", "replace"), dict(exc.headers or {})
+        return connection.post(hook.body.encode("utf-8"), {**hook.headers, "User-Agent": "wflint-serve"})
     except (socket.timeout, TimeoutError) as exc:
-        raise NoReply("ReadTimeout") from exc
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, (socket.timeout, TimeoutError)):
-            raise NoReply("ConnectTimeout") from exc
-        if isinstance(exc.reason, socket.gaierror):
-            raise NoReply(f"ConnectError: {exc.reason}") from exc
-        raise NoReply("ConnectError: All connection attempts failed") from exc
-    except (ConnectionError, OSError) as exc:
+        raise NoReply("ReadTimeout" if connection.connected else "ConnectTimeout") from exc
+    except socket.gaierror as exc:
+        raise NoReply(f"ConnectError: {exc}") from exc
+    except (http.client.HTTPException, ConnectionError, OSError, ValueError) as exc:
+        if connection.expired:
+            raise NoReply("ReadTimeout" if connection.connected else "ConnectTimeout") from exc
+        if not connection.connected:
+            raise NoReply("ConnectError: All connection attempts failed") from exc
         raise NoReply(f"ReadError: {exc}" if str(exc) else "ReadError") from exc
 
 

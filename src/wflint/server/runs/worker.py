@@ -8,11 +8,20 @@ if the stubs ask for one, so a client polling the run or its timeline sees it pr
 final status, output and errors are one transaction; then the webhook, if any, is signed and
 delivered (``webhooks``) and its outcome recorded.
 
-A cancel marks the run ``canceled`` (only if it is not final yet); the worker sees it at the
-next block boundary and stops. Runs a killed process left unfinished are started again from
-the beginning when the store is next served (``resume``): their acknowledged ``created`` row
-and every committed status survive, and a run is never lost; a finished run's webhook whose
-delivery has no recorded outcome is sent then.
+Every run stops. It has a deadline: the service's own (``max_elapsed_time_minutes``, 4 hours
+unless the run or workflow sets it: ``timed_out``, "Workflow run exceeded max elapsed runtime
+limit of N minutes.") or the mock's ``run-seconds`` limit, whichever comes first, counted from
+the run's first start. A cancel marks the run ``canceled`` (only if it is not final yet) and
+stops its work at once: the template being rendered is interrupted, a code block is cut off at
+the run's deadline, and no further block starts. Runs wait in one line per organization, served
+fairly (``runs.queue``). Webhooks are delivered by their own threads, never by a run's worker.
+
+Runs a killed process left unfinished are started again from the beginning when the store is
+next served (``resume``): their acknowledged ``created`` row and every committed status
+survive, and a run is never lost. Their deadline still counts from their first start, and a run
+that was executing when the process stopped :data:`MAX_STARTS` times is failed rather than
+started again (it may be what stops the process). A finished run's webhook whose delivery has
+no recorded outcome is sent then.
 """
 
 from __future__ import annotations
@@ -21,10 +30,13 @@ import logging
 import queue
 import threading
 import time
+from datetime import datetime
 from typing import Any
 
+from ...engine import stops
 from . import replies as run_replies, webhooks
 from .engine import EngineMissing, Executor, workflow_request
+from .queue import FairQueue
 from ..store.runs import FINAL, RunStore
 from .stubs import MAX_DELAY_SECONDS
 
@@ -34,8 +46,12 @@ log = logging.getLogger("wflint.server.runs.endpoints")
 MAX_CONCURRENT_RUNS = 4
 #: how often a delayed block looks for a cancel
 CANCEL_CHECK_SECONDS = 0.1
-#: threads delivering webhooks apart from the run workers (those of canceled runs)
-WEBHOOK_THREADS = 2
+#: threads delivering webhooks, apart from the run workers
+WEBHOOK_THREADS = 4
+#: times a run may be started; one still executing when the process stopped that often fails
+MAX_STARTS = 3
+#: the service's deadline for a run that sets none (``WORKFLOW_RUN_DEFAULT_MAX_ELAPSED_TIME_MINUTES``)
+SERVICE_DEFAULT_MINUTES = 4 * 60
 
 
 class RunCanceled(Exception):
@@ -47,7 +63,9 @@ class RunWorker:
         self.state = state
         self.runs = runs
         self.executor = executor
-        self._queue: "queue.Queue[str]" = queue.Queue()
+        # an organization holds at most all workers but one, so another's run can always start
+        self._queue = FairQueue(MAX_CONCURRENT_RUNS - 1)
+        self._signals: dict[str, stops.StopSignal] = {}
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._done = threading.Condition(self._lock)
@@ -55,6 +73,8 @@ class RunWorker:
         #: webhooks sent apart from a run's worker (cancel), by at most WEBHOOK_THREADS threads
         self._hooks: "queue.Queue[dict[str, Any]]" = queue.Queue()
         self._hook_threads: list[threading.Thread] = []
+        #: runs whose webhook is queued or being delivered (``wait`` waits for it too)
+        self._hook_pending: dict[str, int] = {}
 
     def _start_threads(self) -> None:
         while len(self._threads) < MAX_CONCURRENT_RUNS:
@@ -62,11 +82,21 @@ class RunWorker:
             self._threads.append(thread)
             thread.start()
 
-    def submit(self, run_id: str) -> None:
+    def submit(self, run_id: str, organization: str | None = None) -> None:
+        if organization is None:
+            record = self.runs.get(run_id)
+            organization = record["organization_id"] if record else ""
         with self._lock:
             self._pending.add(run_id)
             self._start_threads()
-        self._queue.put(run_id)
+        self._queue.put(organization, run_id)
+
+    def cancel(self, run_id: str) -> None:
+        """Stop the run's work now (the caller marked it ``canceled``)."""
+        with self._lock:
+            signal = self._signals.get(run_id)
+        if signal is not None:
+            signal.cancel()
 
     def pending(self) -> int:
         """Runs accepted and not finished yet (queued or executing)."""
@@ -86,16 +116,19 @@ class RunWorker:
     def wait(self, run_id: str, timeout: float | None = None) -> bool:
         """Until the run's work (execution and webhook) is done; False on timeout."""
         with self._done:
-            return self._done.wait_for(lambda: run_id not in self._pending, timeout)
+            return self._done.wait_for(lambda: run_id not in self._pending and run_id not in self._hook_pending,
+                                       timeout)
 
     def _loop(self) -> None:
         while True:
-            run_id = self._queue.get()
+            organization, run_id = self._queue.take()
             try:
                 self._run_safely(run_id)
             finally:
+                self._queue.done(organization)
                 with self._done:
                     self._pending.discard(run_id)
+                    self._signals.pop(run_id, None)
                     self._done.notify_all()
 
     # ------------------------------------------------------------------ one run
@@ -119,18 +152,58 @@ class RunWorker:
         record = self.runs.get(run_id)
         if record is None or record["status"] in FINAL:
             return
+        starts = int(record.get("starts") or 0)
+        if starts >= MAX_STARTS:
+            final = self._set(run_id, {"status": "failed", "finished_at": _NOW, "failure_reason": (
+                f"wflint serve stopped {starts} times while this run was executing; it was not started again")})
+            if final is not None:
+                self.deliver_webhook_later(final)
+            return
         self.runs.replace_blocks(run_id, [])  # a resumed run starts again from the beginning
         if self._set(run_id, {"status": "queued", "queued_at": _NOW, "started_at": None}) is None:
             return
         workflow = self.state.store.version(record["organization_id"], record["workflow_permanent_id"],
                                             record["workflow_version"])
         stubs = record.get("stubs") or {}
-        if self._set(run_id, {"status": "running", "started_at": _NOW}) is None:
+        first = record.get("first_started_at") or self.state.now()
+        started = self._set(run_id, {"status": "running", "started_at": _NOW, "first_started_at": first,
+                                     "starts": starts + 1})
+        if started is None:
             return
-        outcome = self._execute(record, workflow, stubs)
+        signal = self._signal(started)
+        with self._lock:
+            self._signals[run_id] = signal
+        now = self.runs.get(run_id)
+        if now is None or now["status"] in FINAL:
+            return  # canceled between the write above and the signal's registration
+        token = stops.CURRENT.set(signal)
+        try:
+            outcome = self._execute(record, workflow, stubs)
+        finally:
+            stops.CURRENT.reset(token)
         final = self._set(run_id, {**outcome, "finished_at": _NOW})
         if final is not None:
-            self.deliver_webhook(final)
+            self.deliver_webhook_later(final)
+
+    def _signal(self, record: dict[str, Any]) -> stops.StopSignal:
+        """The run's deadline: the service's (its ``max_elapsed_time_minutes``) or the mock's
+        ``run-seconds`` limit, whichever is sooner, counted from the run's first start."""
+        minutes = record.get("max_elapsed_time_minutes")
+        if not isinstance(minutes, int) or isinstance(minutes, bool) or minutes <= 0:
+            minutes = SERVICE_DEFAULT_MINUTES
+        own = float(self.state.config.limits.run_seconds)
+        try:
+            elapsed = (datetime.fromisoformat(self.state.now()) -
+                       datetime.fromisoformat(record["first_started_at"])).total_seconds()
+        except (KeyError, TypeError, ValueError):
+            elapsed = 0.0
+        if minutes * 60 <= own:
+            label = "minute" if minutes == 1 else "minutes"
+            reason = f"Workflow run exceeded max elapsed runtime limit of {minutes} {label}."
+            return stops.StopSignal(minutes * 60 - elapsed, reason)
+        reason = (f"wflint serve stopped the run at its 'run-seconds' limit ({own:g} s; raise it with "
+                  f"--limit run-seconds=N)")
+        return stops.StopSignal(own - elapsed, reason)
 
     def _execute(self, record: dict[str, Any], workflow: dict[str, Any] | None, stubs: dict[str, Any]) -> dict[str, Any]:
         if workflow is None:  # deleted since: the service fails such a run at set-up
@@ -145,6 +218,8 @@ class RunWorker:
                                    network=True, on_block=blocks.seen)
         except RunCanceled:
             return {"status": "canceled"}
+        except stops.RunStopped as stopped:  # an executor that let the run's stop pass through
+            return {"status": stopped.status, "failure_reason": stopped.reason}
         except EngineMissing as exc:
             return {"status": "failed", "failure_reason": str(exc)}
         if "http_status" in result:  # refused before it started (the start request checks these first)
@@ -159,8 +234,12 @@ class RunWorker:
     # ------------------------------------------------------------------ webhook
 
     def deliver_webhook_later(self, record: dict[str, Any]) -> None:
-        """Queue the run's webhook for a background thread (a bounded number of them)."""
+        """Queue the run's webhook for a delivery thread (a bounded number of them, apart from
+        the run workers: a slow receiver holds a delivery thread, never a run)."""
+        if not record.get("webhook_url") or not record.get("signing_key"):
+            return
         with self._lock:
+            self._hook_pending[record["run_id"]] = self._hook_pending.get(record["run_id"], 0) + 1
             if len(self._hook_threads) < WEBHOOK_THREADS:
                 thread = threading.Thread(target=self._hook_loop, daemon=True,
                                           name=f"wflint-webhook-{len(self._hook_threads)}")
@@ -175,6 +254,14 @@ class RunWorker:
                 self.deliver_webhook(record)
             except Exception:  # noqa: BLE001 - one bad delivery must not stop the others
                 log.exception("run %s: webhook delivery failed unexpectedly", record.get("run_id"))
+            finally:
+                with self._done:
+                    left = self._hook_pending.get(record["run_id"], 1) - 1
+                    if left > 0:
+                        self._hook_pending[record["run_id"]] = left
+                    else:
+                        self._hook_pending.pop(record["run_id"], None)
+                    self._done.notify_all()
 
     def deliver_webhook(self, record: dict[str, Any]) -> None:
         """Sign and deliver the run's webhook (when it has a URL and a key); record the outcome."""
@@ -212,12 +299,16 @@ class BlockRows:
         return record is None or record["status"] in FINAL
 
     def _pause(self, seconds: float) -> None:
-        """The block's stubbed delay, cut short by a cancel (looked for every tenth of a second)."""
+        """The block's stubbed delay, cut short by a cancel or the run's deadline (looked for
+        every tenth of a second)."""
         until = time.monotonic() + seconds
+        signal = stops.CURRENT.get()
         while (left := until - time.monotonic()) > 0:
             time.sleep(min(left, CANCEL_CHECK_SECONDS))
             if self._canceled():
                 raise RunCanceled()
+            if signal is not None and signal.stopped() is not None:
+                raise signal.stopped()
 
     def seen(self, report: dict[str, Any]) -> None:
         """``on_block``: a report without a final status opens a row, one with it closes the

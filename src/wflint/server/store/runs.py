@@ -13,9 +13,9 @@ poll can only see what was committed, so a SIGKILL loses nothing a client was sh
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ...engine import json_values
 from .database import Store
 
 RUN_SCHEMA = """
@@ -61,7 +61,7 @@ class RunStore:
             db.execute("INSERT INTO runs (run_id, organization_id, workflow_permanent_id, status, created_at, record) "
                        "VALUES (?, ?, ?, ?, ?, ?)",
                        (record["run_id"], record["organization_id"], record["workflow_permanent_id"],
-                        record["status"], record["created_at"], json.dumps(record)))
+                        record["status"], record["created_at"], json_values.dumps(record)))
 
     def get(self, run_id: str, organization_id: str | None = None) -> dict[str, Any] | None:
         """The run, only within ``organization_id`` when given (organizations never see each other's)."""
@@ -70,7 +70,7 @@ class RunStore:
         else:
             rows = self.store._query("SELECT record FROM runs WHERE run_id = ? AND organization_id = ?",
                                      (run_id, organization_id))
-        return json.loads(rows[0]["record"]) if rows else None
+        return json_values.loads(rows[0]["record"]) if rows else None
 
     def update(self, run_id: str, change: dict[str, Any], *, unless_final: bool = False) -> dict[str, Any] | None:
         """Merge ``change`` into the run's record in one transaction; the new record, or None when
@@ -79,12 +79,12 @@ class RunStore:
             rows = db.execute("SELECT record FROM runs WHERE run_id = ?", (run_id,)).fetchall()
             if not rows:
                 return None
-            record = json.loads(rows[0]["record"])
+            record = json_values.loads(rows[0]["record"])
             if unless_final and record["status"] in FINAL:
                 return None
             record.update(change)
             db.execute("UPDATE runs SET status = ?, record = ? WHERE run_id = ?",
-                       (record["status"], json.dumps(record), run_id))
+                       (record["status"], json_values.dumps(record), run_id))
             return record
 
     def unfinished(self) -> list[str]:
@@ -101,23 +101,23 @@ class RunStore:
             f"SELECT record FROM runs WHERE status IN ({placeholders}) "
             "AND json_extract(record, '$.webhook_url') IS NOT NULL "
             "AND json_extract(record, '$.webhook_failure_reason') IS NULL ORDER BY created_at, rowid", tuple(FINAL))
-        return [json.loads(r["record"]) for r in rows]
+        return [json_values.loads(r["record"]) for r in rows]
 
     # ------------------------------------------------------------------ block rows
 
     def set_block(self, run_id: str, position: int, row: dict[str, Any]) -> None:
         with self.store._transaction() as db:
             db.execute("INSERT OR REPLACE INTO run_blocks (run_id, position, row) VALUES (?, ?, ?)",
-                       (run_id, position, json.dumps(row)))
+                       (run_id, position, json_values.dumps(row)))
 
     def replace_blocks(self, run_id: str, rows: list[dict[str, Any]]) -> None:
         with self.store._transaction() as db:
             db.execute("DELETE FROM run_blocks WHERE run_id = ?", (run_id,))
             db.executemany("INSERT INTO run_blocks (run_id, position, row) VALUES (?, ?, ?)",
-                           [(run_id, i, json.dumps(r)) for i, r in enumerate(rows)])
+                           [(run_id, i, json_values.dumps(r)) for i, r in enumerate(rows)])
 
     def blocks(self, run_id: str) -> list[dict[str, Any]]:
-        return [json.loads(r["row"]) for r in self.store._query(
+        return [json_values.loads(r["row"]) for r in self.store._query(
             "SELECT row FROM run_blocks WHERE run_id = ? ORDER BY position", (run_id,))]
 
     # ------------------------------------------------------------------ stubs
@@ -129,9 +129,9 @@ class RunStore:
                            (organization_id, wpid))
             else:
                 db.execute("INSERT OR REPLACE INTO run_stubs (organization_id, workflow_permanent_id, stubs) "
-                           "VALUES (?, ?, ?)", (organization_id, wpid, json.dumps(stubs)))
+                           "VALUES (?, ?, ?)", (organization_id, wpid, json_values.dumps(stubs)))
 
     def stubs(self, organization_id: str, wpid: str) -> dict[str, Any] | None:
         rows = self.store._query("SELECT stubs FROM run_stubs WHERE organization_id = ? AND workflow_permanent_id = ?",
                                  (organization_id, wpid))
-        return json.loads(rows[0]["stubs"]) if rows else None
+        return json_values.loads(rows[0]["stubs"]) if rows else None

@@ -66,7 +66,7 @@ def _code_raw(cls: Any, data: Any) -> Any:
 
 
 def _code_parameters(cls: Any, data: Any) -> Any:
-    # every modelled release refuses a code block's 'parameters' key (1.0.48 before the others)
+    # refused from 1.0.42 (``RELEASE_CHECKS``); before, the key was dropped
     if isinstance(data, dict) and "parameters" in data:
         _raise(service_checks.code_block_key_error(["parameters"]))
     return data
@@ -112,7 +112,9 @@ def _web_search(self: Any) -> Any:
 
 
 def _http_request(self: Any) -> Any:
-    _raise(service_checks.http_request_conflict_error(self.save_response_as_file, self.secret_response_paths))
+    # before 1.0.45 the model has no secret_response_paths (nor this validator's conflict)
+    _raise(service_checks.http_request_conflict_error(self.save_response_as_file,
+                                                      getattr(self, "secret_response_paths", None)))
     return self
 
 
@@ -174,6 +176,14 @@ def _definition(self: Any) -> Any:
     return self
 
 
+def _definition_labels(self: Any) -> Any:
+    # releases before 1.0.44: the label checks only; version is an int given or 1
+    labels = [b.label for b in self.blocks]
+    _raise(service_checks.duplicate_top_level_labels_error(labels)
+           or service_checks.finally_label_error(self.finally_block_label, labels))
+    return self
+
+
 def _script_path(cls: Any, v: str) -> str:
     return decode_script_path(v)  # raises ValueError with the service's message
 
@@ -206,7 +216,8 @@ VALIDATORS: dict[str, dict[str, Any]] = {
         "check_max_elapsed_bool": field_validator("max_elapsed_time_minutes", mode="before")(
             classmethod(_max_elapsed_raw)),
     },
-    "WorkflowDefinition": {"check_definition": model_validator(mode="after")(_definition)},
+    "WorkflowDefinition": {"check_definition": model_validator(mode="after")(_definition),
+                           "check_labels": model_validator(mode="after")(_definition_labels)},
     "ScriptFile": {"decode_path": field_validator("path")(classmethod(_script_path))},
 }
 
@@ -216,6 +227,12 @@ RELEASE_CHECKS: dict[tuple[str, str], str] = {
     ("send_email", "check_transport"): "send_email_transport",
     ("code", "check_raw_keys"): "code_block_forbidden_keys",
     ("BrowserSettings", "check_timezone"): "browser_settings_timezone",
+    ("code", "check_parameters_key"): "code_parameters_key",
+    ("WorkflowDefinition", "check_definition"): "version_inference",
+}
+#: validators that stand in for a check in the releases before it (``RELEASE_CHECKS``' reverse)
+EARLIER_CHECKS: dict[tuple[str, str], str] = {
+    ("WorkflowDefinition", "check_labels"): "version_inference",
 }
 
 
@@ -225,6 +242,9 @@ def for_release(rel: Any, owner: str, field_names: set[str]) -> dict[str, Any]:
     for name, v in VALIDATORS.get(owner, {}).items():
         check = RELEASE_CHECKS.get((owner, name))
         if check is not None and not rel.has_check(check):
+            continue
+        before = EARLIER_CHECKS.get((owner, name))
+        if before is not None and rel.has_check(before):
             continue
         fields = getattr(getattr(v, "decorator_info", None), "fields", ())
         if fields and not set(fields) <= field_names:
