@@ -15,7 +15,7 @@ import pytest
 from node_tools import NPM_FAILED_MARKER, require
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECTS = ["tests/mermaid", "tools/yaml-language-server"]
+PROJECTS = ["tests/mermaid", "tools/yaml-language-server", "tools/mcp-inspector"]
 
 
 def _closed_port() -> int:

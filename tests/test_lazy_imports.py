@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 VALID_FILE = next(p for p in sorted((ROOT / "fixtures" / "valid").iterdir()) if p.suffix == ".yaml")
 HEAVY = ("jsonschema", "jsonschema_rs", "jinja2", "starlette", "uvicorn", "pydantic", "wflint.server", "wflint.fix", "wflint.api",
-         "pygls", "lsprotocol", "sqlite3", "tomllib", "wflint.rules", "wflint.project.config", "pathspec")
+         "pygls", "lsprotocol", "mcp", "wflint.mcp", "sqlite3", "tomllib", "wflint.rules", "wflint.project.config", "pathspec")
 
 PROBE = """
 import contextlib, io, sys
@@ -277,3 +277,12 @@ def test_wflint_lsp_starts_the_server_without_the_command_line_parser():
     assert out.stdout.split() == ["-"]
     helped = subprocess.run([sys.executable, "-m", "wflint", "lsp", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert helped.returncode == 0 and "Run the language server" in helped.stdout  # other forms: the command line
+
+
+def test_the_mcp_sdk_is_imported_by_wflint_mcp_only():
+    """The ``mcp`` extra stays optional: importing wflint, checking a file and listing the
+    commands never import the SDK (or wflint's server over it)."""
+    code = "import sys, wflint; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp' or m.startswith('wflint.mcp'))))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout.split() == []
+    assert loaded("check", str(VALID_FILE)) & {"mcp", "wflint.mcp"} == set()
+    assert loaded("--help") & {"mcp", "wflint.mcp"} == set()

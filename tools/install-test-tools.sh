@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The programs a few tests drive besides Python: Graphviz's `dot` (the graph tests read DOT
-# with it) and two Node projects with lockfiles (Mermaid's parser for the graph tests, the YAML
-# language server for the editor-schema test). Each missing one is installed when it can be;
-# without Node those tests are skipped with a reason, without `dot` the DOT checks are.
+# with it) and three Node projects with lockfiles (Mermaid's parser for the graph tests, the YAML
+# language server for the editor-schema test, the MCP Inspector for `wflint mcp`'s). Each missing
+# one is installed when it can be; without Node those tests are skipped with a reason, without
+# `dot` the DOT checks are.
 # When Node is there but `npm ci` cannot install a project (the npm registry unreachable, say),
 # this script does not fail: it says so and leaves NPM_FAILED_MARKER in the project with npm's
 # last words, and the tests that need the project are skipped with that reason.
@@ -13,7 +14,7 @@ if ! command -v dot >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get 
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null
 fi
 if command -v npm >/dev/null 2>&1; then
-    for project in tests/mermaid tools/yaml-language-server; do
+    for project in tests/mermaid tools/yaml-language-server tools/mcp-inspector; do
         rm -f "$project/$NPM_FAILED_MARKER"
         # few, short retries (unless npm_config_fetch_retries... say otherwise): an unreachable
         # registry should cost seconds, not minutes

@@ -382,6 +382,18 @@ def lsp() -> None:
 
 
 @main.command()
+@click.option("--transport", type=click.Choice(["stdio", "streamable-http"]), default="stdio", show_default=True,
+              help="stdio: the client starts the server; streamable-http: serve clients over HTTP at /mcp.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on (streamable-http).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="The port to listen on (streamable-http).")
+def mcp(transport: str, host: str, port: int) -> None:
+    """Run the Model Context Protocol server for AI agents (needs wflint's `mcp` extra)."""
+    from .mcp.start import run_mcp_server
+
+    run_mcp_server(transport, host, port)
+
+
+@main.command()
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), default=Path("schemas"), show_default=True, help="Directory to write to.")
 @click.option("--check", "check_only", is_flag=True, help="Exit 1 when the files in the directory differ from what would be generated.")
 @click.option("--target-version", default=None, metavar="RELEASE", help="The service release whose schemas to write [default: the configuration's target-version, else the repository's skyvern pin, else the newest modelled].")

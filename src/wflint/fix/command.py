@@ -58,7 +58,8 @@ def _encode(text: str, source) -> bytes:
     return encoded
 
 
-def _diff(old: str, new: str, path: str) -> str:
+def unified_diff(old: str, new: str, path: str) -> str:
+    """What ``--diff`` prints for one file (and the MCP server's ``fix`` returns)."""
     lines = []
     a, b = (path, path) if Path(path).is_absolute() else (f"a/{path}", f"b/{path}")
     for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
@@ -131,7 +132,7 @@ def fix(paths: tuple[str, ...], show_diff: bool, check_only: bool, unsafe: bool)
         would_change += 1
         total += len(result.changes)
         if show_diff:
-            click.echo(_diff(source.text, result.text, shown), nl=False)
+            click.echo(unified_diff(source.text, result.text, shown), nl=False)
             for change in result.changes:
                 click.echo(f"{shown}: {change}", err=True)
         else:

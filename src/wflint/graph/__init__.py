@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ..api import inspect_file, iter_files
+from ..api import Inspection, inspect_file, iter_files
 from ..project.config import Config
 from ..core.diagnostics import Diagnostic
 from ..report.safe_text import escape_surrogates, printable
@@ -27,7 +27,7 @@ from .svg import GraphvizMissing, to_svg
 FORMATS = ("mermaid", "dot", "svg", "markdown")
 SUFFIX = {"mermaid": ".mmd", "dot": ".dot", "svg": ".svg", "markdown": ".md"}
 
-__all__ = ["FORMATS", "SUFFIX", "GraphUsageError", "GraphvizMissing", "Picture", "markdown", "outputs", "pictures", "render",
+__all__ = ["FORMATS", "SUFFIX", "GraphUsageError", "GraphvizMissing", "Picture", "markdown", "outputs", "pictures", "pictures_of", "render",
            "write_picture"]
 
 
@@ -50,24 +50,29 @@ def pictures(paths: Iterable[str], config: Config | None = None, *, parameters: 
     out: list[Picture] = []
     for path, explicit in iter_files(paths, config):
         inspection = inspect_file(path, config, explicit=explicit)
-        if inspection is None:
-            continue
-        if not inspection.workflows:
-            errors = [x for x in inspection.diagnostics if x.severity == "error"] or inspection.diagnostics
-            why = (f"{errors[0].path}:{errors[0].line}:{errors[0].column}: {errors[0].code} {errors[0].message}"
-                   if errors else "the file holds no workflow")
-            out.append(Picture(inspection.path, 0, None, inspection.diagnostics, why))
-            continue
-        spans = [_span(wf) for wf in inspection.workflows]
-        owned: list[list[Diagnostic]] = [[] for _ in spans]
-        for diag in inspection.diagnostics:
-            at = (diag.line, diag.column)
-            i = next((i for i, (a, b) in enumerate(spans) if a <= at < b), 0)
-            owned[i].append(diag)
-        for i, (wf, diags) in enumerate(zip(inspection.workflows, owned)):
-            if wf.schema_only:
-                continue  # an ignored json_definition next to the yaml_definition the service uses
-            out.append(Picture(inspection.path, i, build_drawing(wf, diags, parameters=parameters), diags))
+        if inspection is not None:
+            out.extend(pictures_of(inspection, parameters=parameters))
+    return out
+
+
+def pictures_of(inspection: Inspection, *, parameters: bool = False) -> list[Picture]:
+    """A picture per workflow of one inspected file (``api.inspect_file`` or ``inspect_bytes``)."""
+    if not inspection.workflows:
+        errors = [x for x in inspection.diagnostics if x.severity == "error"] or inspection.diagnostics
+        why = (f"{errors[0].path}:{errors[0].line}:{errors[0].column}: {errors[0].code} {errors[0].message}"
+               if errors else "the file holds no workflow")
+        return [Picture(inspection.path, 0, None, inspection.diagnostics, why)]
+    spans = [_span(wf) for wf in inspection.workflows]
+    owned: list[list[Diagnostic]] = [[] for _ in spans]
+    for diag in inspection.diagnostics:
+        at = (diag.line, diag.column)
+        i = next((i for i, (a, b) in enumerate(spans) if a <= at < b), 0)
+        owned[i].append(diag)
+    out = []
+    for i, (wf, diags) in enumerate(zip(inspection.workflows, owned)):
+        if wf.schema_only:
+            continue  # an ignored json_definition next to the yaml_definition the service uses
+        out.append(Picture(inspection.path, i, build_drawing(wf, diags, parameters=parameters), diags))
     return out
 
 

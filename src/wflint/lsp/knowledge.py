@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import model
 from ..model import types as t
+from ..model.describe import type_text
 from ..checks.template_sites import objects
 from ..workflow.view import Workflow
 
@@ -49,40 +50,6 @@ def field_of(wf: Workflow, path: tuple[Any, ...]) -> t.Field | None:
     if found is None:
         return None
     return next((f for f in found[2] if f.name == path[-1]), None)
-
-
-def type_text(typ: Any) -> str:
-    if isinstance(typ, t.Str):
-        return "string"
-    if isinstance(typ, t.Int):
-        bounds = [f">= {typ.ge}"] if typ.ge is not None else []
-        bounds += [f"<= {typ.le}"] if typ.le is not None else []
-        return "integer" + (f" ({', '.join(bounds)})" if bounds else "")
-    if isinstance(typ, t.Num):
-        return "number"
-    if isinstance(typ, t.Bool):
-        return "boolean"
-    if isinstance(typ, t.FreeObject):
-        return "object"
-    if isinstance(typ, t.StrMap):
-        return "object of strings"
-    if isinstance(typ, t.AnyJSON):
-        return "any JSON value"
-    if isinstance(typ, t.Enum):
-        values = ", ".join(typ.values[:12]) + (", …" if len(typ.values) > 12 else "")
-        return f"one of: {values}"
-    if isinstance(typ, t.Array):
-        return f"list of {type_text(typ.items)}"
-    if isinstance(typ, t.Ref):
-        obj = model.OBJECTS.get(typ.target)
-        return f"{obj.title if obj else typ.target} (object)"
-    if isinstance(typ, t.Union):
-        return " or ".join(type_text(o) for o in typ.options)
-    if isinstance(typ, t.Blocks):
-        return "list of blocks"
-    if isinstance(typ, t.Parameters):
-        return "list of parameters"
-    return type(typ).__name__
 
 
 def field_markdown(f: t.Field, owner: str | None = None) -> str:

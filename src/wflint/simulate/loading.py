@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api import inspect_file
+import yaml
+
+from ..api import Inspection, inspect_file
 from ..project.config import Config
 from ..core.diagnostics import Diagnostic
 
@@ -68,14 +70,20 @@ def load_workflow(path: Path, config: Config | None = None) -> LoadedWorkflow:
         inspection = inspect_file(path, config or Config(), explicit=True)
     except FileNotFoundError as exc:
         raise LoadError(str(exc)) from None
+    return loaded_from(inspection, str(path), _service_body(path))
+
+
+def loaded_from(inspection: Inspection | None, shown: str, body: dict[str, Any] | None = None) -> LoadedWorkflow:
+    """The workflow a run starts from, out of one file's inspection (``api.inspect_bytes`` or
+    ``inspect_file``): the first request the service would store, with the file's errors."""
     workflows = [wf for wf in (inspection.workflows if inspection else []) if not wf.schema_only]
     if not workflows:
-        raise LoadError(f"{path}: not a workflow definition")
+        raise LoadError(f"{shown}: not a workflow definition")
     errors = [d for d in inspection.diagnostics if d.severity == "error"] if inspection else []
     wf = workflows[0]
     # sent as yaml_definition, the service stores (and runs) the sanitized request: labels renamed
     request = wf.sanitized.request if wf.sanitized is not None else wf.request
-    return LoadedWorkflow(str(path), request, errors, _service_body(path))
+    return LoadedWorkflow(shown, request, errors, body)
 
 
 def _service_body(path: Path) -> dict[str, Any] | None:
@@ -83,7 +91,12 @@ def _service_body(path: Path) -> dict[str, Any] | None:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
         return None
-    if path.suffix.lower() != ".json":
+    return service_body(text, path.name)
+
+
+def service_body(text: str, name: str) -> dict[str, Any] | None:
+    """The body the service receives for a file named ``name`` holding ``text``."""
+    if not name.lower().endswith(".json"):
         return {"yaml_definition": text}
     try:
         return {"json_definition": json.loads(text)}
