@@ -137,7 +137,7 @@ def simulate(text: str | None = None, path: str | None = None, cases: list[dict[
              network: bool = False, target_version: str | None = None, name: str | None = None,
              trace_offset: int = 0, trace_limit: int | None = None) -> dict[str, Any]:
     from ..simulate.loading import LoadError, check_case, loaded_from, service_body
-    from ..simulate.runs import run_case
+    from ..simulate.runs import CaseRun, run_case
     from ..simulate.timeline import render_trace
 
     wf = read_workflow(text, path, target_version, name=name)
@@ -160,12 +160,9 @@ def simulate(text: str | None = None, path: str | None = None, cases: list[dict[
     out = []
     for index, case in enumerate(given):
         case = {"name": case.get("name") or f"case {index + 1}", **case}
-        if refusal:
-            result, inputs, unstubbed = {"name": case["name"], **refusal}, [], []
-        else:
-            result, inputs, unstubbed = run_case(loaded.request, case, network=network)
-        out.append(_case_result(result, render_trace(result, inputs, unstubbed), unstubbed, trace_offset, trace_limit,
-                                "save" if refusal else "run"))
+        run = CaseRun({"name": case["name"], **refusal}) if refusal else run_case(loaded.request, case, network=network)
+        out.append(_case_result(run.result, render_trace(run.result, run.inputs, run.unstubbed, run.missing_secrets), run.unstubbed,
+                                trace_offset, trace_limit, "save" if refusal else "run"))
     errors = [f"{d.line}:{d.column} {d.code} {d.message}"[:MAX_TEXT_CHARS] for d in loaded.errors[:5]]
     return {"file": wf.shown, "network": network, "errors_before_run": errors,
             "summary": " ".join(c["summary"] for c in out), "cases": out}
