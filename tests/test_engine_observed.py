@@ -88,6 +88,18 @@ def test_every_case_of_a_refused_workflow_gets_the_refusal(tmp_path):
     assert loaded.refusal() == loaded.refusal() and loaded.refusal()["http_status"] == 422
 
 
+def test_without_the_serve_extra_a_refusal_is_worded_by_the_checks_not_an_internal_error(tmp_path, monkeypatch):
+    """The service's own words come from the mock's save pipeline (pydantic, the serve extra);
+    an install without it still refuses the run, with the status and wflint's message."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "wflint.server.answers", None)  # importing it raises ImportError
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(V1_ROUTED))
+    refusal = load_workflow(path).refusal()
+    assert refusal["http_status"] == 422 and refusal["body"]["detail"]
+
+
 @pytest.mark.engine
 def test_the_engine_refuses_the_save_with_the_same_bodies():
     if not oracle.available():
