@@ -109,16 +109,17 @@ class Receiver:
 
 
 class ThreadServer:
-    """``wflint serve``'s app with ``FakeEngine`` under uvicorn in a thread, on a free port."""
+    """``wflint serve``'s app under uvicorn in a thread, on a free port: its runs on
+    ``FakeEngine``, or with ``fake_engine=False`` on the mock's own executor (wflint's engine)."""
 
-    def __init__(self, keys=("e2e-key=o_e2e",), **config) -> None:
+    def __init__(self, keys=("e2e-key=o_e2e",), *, fake_engine: bool = True, **config) -> None:
         import uvicorn
 
         from wflint.server.http.app import create_app
         from wflint.server.cli import listening_socket
         from wflint.server.testing import make_state
 
-        self.engine = FakeEngine()
+        self.engine = FakeEngine() if fake_engine else None
         self.state = make_state(keys=keys, run_executor=self.engine, **config)
         sock = listening_socket("127.0.0.1", 0)
         self.base = f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from run_fakes import ThreadServer
 from wflint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,36 +21,9 @@ KEY = "rec-key"
 FINAL = {"completed", "failed", "terminated", "canceled", "timed_out"}
 
 
-class EngineServer:
-    """The mock with its default executor (wflint's engine) under uvicorn in a thread."""
-
-    def __init__(self) -> None:
-        import threading
-
-        import uvicorn
-
-        from wflint.server.http.app import create_app
-        from wflint.server.cli import listening_socket
-        from wflint.server.testing import make_state
-
-        sock = listening_socket("127.0.0.1", 0)
-        self.base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        state = make_state(keys=(f"{KEY}=o_rec",))
-        self.server = uvicorn.Server(uvicorn.Config(create_app(state=state), log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def served():
-    server = EngineServer()
+    server = ThreadServer(keys=(f"{KEY}=o_rec",), fake_engine=False)  # runs on wflint's engine
     yield server.base
     server.stop()
 
