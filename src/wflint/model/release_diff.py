@@ -15,6 +15,11 @@ from . import types as t
 from .release_view import Release, release
 
 
+
+def _added_and_gone(before, after) -> tuple[list, list]:
+    """What ``after`` has that ``before`` lacks, and the reverse, each in its own order."""
+    return [x for x in after if x not in before], [x for x in before if x not in after]
+
 def _shape(f: t.Field) -> dict[str, Any]:
     typ = f.type
     out: dict[str, Any] = {"required": f.required, "nullable": f.nullable,
@@ -70,8 +75,7 @@ def differences(before: str, after: str) -> list[str]:
     out: list[str] = []
     for kind, a, b in (("block types", old.BLOCK_TYPES, new.BLOCK_TYPES),
                        ("parameter types", old.PARAMETER_TYPES, new.PARAMETER_TYPES)):
-        added = [tag for tag in b if tag not in a]
-        gone = [tag for tag in a if tag not in b]
+        added, gone = _added_and_gone(a, b)
         if added:
             out.append(f"new {kind}: " + ", ".join(f"`{x}`" for x in added))
         if gone:
@@ -83,8 +87,7 @@ def differences(before: str, after: str) -> list[str]:
             continue
         fields_before = {f.name: f for f in prior.fields}
         fields_after = {f.name: f for f in obj.fields}
-        added = [f for f in fields_after if f not in fields_before]
-        gone = [f for f in fields_before if f not in fields_after]
+        added, gone = _added_and_gone(fields_before, fields_after)
         notes = []
         if added:
             notes.append("new " + ", ".join(f"`{f}`" for f in added))
@@ -98,8 +101,7 @@ def differences(before: str, after: str) -> list[str]:
             if shape:
                 notes.append(shape)
             va, vb = _enum_values(fa.type), _enum_values(fb.type)
-            more = [v for v in vb if v not in va]
-            less = [v for v in va if v not in vb]
+            more, less = _added_and_gone(va, vb)
             if more:
                 notes.append(f"`{fname}` accepts " + ", ".join(f"`{v}`" for v in more))
             if less:
