@@ -22,13 +22,19 @@ def _config() -> str:
     return yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]}, sort_keys=False)
 
 
-def test_the_test_hook_passes_then_fails_on_a_broken_expectation(tmp_path):
+
+def _repo_with_refund_request(tmp_path: Path) -> Path:
+    """A git repository with the hook configured and the team's refund workflow and its tests."""
     repo = tmp_path / "repo"
     (repo / "workflows").mkdir(parents=True)
     _git(repo, "init", "-q")
     (repo / ".pre-commit-config.yaml").write_text(_config())
     for name in ("refund_request.yaml", "refund_request.test.yaml"):
         (repo / "workflows" / name).write_text((TEAM / name).read_text())
+    return repo
+
+def test_the_test_hook_passes_then_fails_on_a_broken_expectation(tmp_path):
+    repo = _repo_with_refund_request(tmp_path)
     _git(repo, "add", "-A")
     passed = _run(repo)
     assert passed.returncode == 0, passed.stdout + passed.stderr
@@ -56,12 +62,7 @@ def _run_staged(repo: Path):
 
 
 def test_the_test_hook_runs_only_the_cases_of_the_staged_workflow_and_ignores_work_in_progress(tmp_path):
-    repo = tmp_path / "repo"
-    (repo / "workflows").mkdir(parents=True)
-    _git(repo, "init", "-q")
-    (repo / ".pre-commit-config.yaml").write_text(_config())
-    for name in ("refund_request.yaml", "refund_request.test.yaml"):
-        (repo / "workflows" / name).write_text((TEAM / name).read_text())
+    repo = _repo_with_refund_request(tmp_path)
     tutorial = ROOT / "fixtures" / "simulate" / "tutorial"
     for name in ("lead_sync.yaml", "lead_sync.test.yaml"):
         (repo / "workflows" / name).write_text((tutorial / name).read_text())
