@@ -288,7 +288,9 @@ def test_landlock_alone_keeps_files_out(tmp_path):
     assert out["held"] and out["error"] == "PermissionError"
 
 
-def test_each_mock_run_gets_a_worker_of_its_own(monkeypatch):
+
+def _count_workers(monkeypatch) -> list:
+    """Every code worker started from now on, in order (the list fills as they start)."""
     started = []
 
     class Counting(CodeWorker):
@@ -297,6 +299,10 @@ def test_each_mock_run_gets_a_worker_of_its_own(monkeypatch):
             started.append(self)
 
     monkeypatch.setattr(code_runner, "CodeWorker", Counting)
+    return started
+
+def test_each_mock_run_gets_a_worker_of_its_own(monkeypatch):
+    started = _count_workers(monkeypatch)
     wf = {"title": "t", "workflow_definition": {"parameters": [], "blocks": [
         {"block_type": "code", "label": "a", "code": "x = 1"}, {"block_type": "code", "label": "b", "code": "y = 2"}]}}
     for _ in range(2):
@@ -310,14 +316,7 @@ def test_in_the_mock_one_organizations_code_never_sees_anothers_run(monkeypatch)
     B's secret run parameter. Now each run has its own worker and each execution new shims."""
     from wflint.server.testing import make_client
 
-    started = []
-
-    class Counting(CodeWorker):
-        def __init__(self, **kw):
-            super().__init__(**kw)
-            started.append(self)
-
-    monkeypatch.setattr(code_runner, "CodeWorker", Counting)
+    started = _count_workers(monkeypatch)
     client = make_client()
     steal = {"title": "steal", "workflow_definition": {"parameters": [], "blocks": [
         {"block_type": "code", "label": "plant", "code": "seen = []\njson.loads = lambda s: seen.append(s) or s\nr = 1"},
